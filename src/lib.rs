@@ -1,0 +1,10 @@
+//! Rillet: weakly compressible SPH on the GPU with wgpu.
+//!
+//! The simulation step lives in [`sim`] (one module per GPU pass), its CPU twin in
+//! [`reference`], scenes in [`scene`] and their initial particle state in [`setup`].
+
+pub mod gpu;
+pub mod reference;
+pub mod scene;
+pub mod setup;
+pub mod sim;

@@ -1,0 +1,209 @@
+//! Initial particle state of a scene: the fluid lattice, the wall particles and their Akinci
+//! volumes, the fluid mass, and the resolved physical constants. Computed once, in f64 where it
+//! matters, then handed to the GPU (and to the CPU twin) as f32.
+
+use crate::scene::{Pressure, Scene};
+use crate::sim::params::{SimParams, SUPPORT_OVER_SPACING, TAIT_GAMMA};
+use glam::{DVec3, Vec3};
+use std::collections::HashMap;
+
+/// Everything a simulation starts from.
+#[derive(Clone, Debug)]
+pub struct InitialState {
+    /// Physical constants filled in; the grid fields (`grid_*`, `inv_cell_size`, `num_cells`,
+    /// `search_range`) are set by whoever builds the grid.
+    pub params: SimParams,
+    /// `vec4(x, m)` for fluid, `vec4(x, −ψ)` for boundary; fluid first.
+    pub pos_mass: Vec<[f32; 4]>,
+    /// `vec4(v, ρ)`; ρ starts at ρ0.
+    pub vel_rho: Vec<[f32; 4]>,
+    pub n_fluid: u32,
+    /// Box the grid must cover: the domain plus the wall layers, with half a spacing to spare.
+    pub grid_lo: Vec3,
+    pub grid_hi: Vec3,
+}
+
+impl InitialState {
+    pub fn n_particles(&self) -> u32 {
+        self.pos_mass.len() as u32
+    }
+    pub fn n_boundary(&self) -> u32 {
+        self.n_particles() - self.n_fluid
+    }
+}
+
+/// Cubic spline W(r) for support radius h, in f64 (the formula of docs/PHYSICS.md).
+pub fn cubic_w(r: f64, h: f64) -> f64 {
+    let sigma = 8.0 / (std::f64::consts::PI * h * h * h);
+    let q = r / h;
+    if q <= 0.5 {
+        sigma * (6.0 * q * q * q - 6.0 * q * q + 1.0)
+    } else if q <= 1.0 {
+        sigma * 2.0 * (1.0 - q).powi(3)
+    } else {
+        0.0
+    }
+}
+
+/// Speed of sound and Tait stiffness for a scene.
+pub fn resolve_pressure(scene: &Scene) -> (f32, f32) {
+    let p = &scene.physics;
+    let rho0 = p.rest_density as f64;
+    let gamma = TAIT_GAMMA as f64;
+    let c = match p.pressure {
+        Pressure::SpeedOfSound(c) => c as f64,
+        Pressure::Stiffness(b) => (gamma * b as f64 / rho0).sqrt(),
+        Pressure::Auto => {
+            let top = scene.fluid.iter().map(|b| b.max[1]).fold(f32::MIN, f32::max);
+            let height = ((top - scene.domain.min[1]) as f64).max(p.spacing as f64);
+            let g = Vec3::from(p.gravity).length().max(1e-3) as f64;
+            10.0 * (2.0 * g * height).sqrt()
+        }
+    };
+    let b = match p.pressure {
+        Pressure::Stiffness(b) => b as f64,
+        _ => rho0 * c * c / gamma,
+    };
+    (c as f32, b as f32)
+}
+
+/// Number of lattice points of spacing `s` that fit in `[lo, hi]` along one axis.
+pub fn lattice_count(lo: f32, hi: f32, s: f32) -> u32 {
+    (((hi - lo) / s) as f64 + 1e-4).floor().max(0.0) as u32
+}
+
+/// Particle counts of a scene without building it: (fluid, boundary).
+pub fn count_particles(scene: &Scene) -> (u64, u64) {
+    let s = scene.physics.spacing;
+    let fluid = scene
+        .fluid
+        .iter()
+        .map(|b| (0..3).map(|a| lattice_count(b.min[a], b.max[a], s) as u64).product::<u64>())
+        .sum();
+    let (lo, hi, _) = wall_box(scene);
+    let n = |a: usize| lattice_count(lo[a], hi[a], s) as u64;
+    let inner = |a: usize| lattice_count(scene.domain.min[a], scene.domain.max[a], s) as u64;
+    let outer_total = n(0) * n(1) * n(2);
+    let inner_total = inner(0) * inner(1) * inner(2);
+    (fluid, outer_total - inner_total)
+}
+
+/// The box of wall particle centres' lattice: the domain grown by the wall thickness.
+fn wall_box(scene: &Scene) -> (Vec3, Vec3, f32) {
+    let s = scene.physics.spacing;
+    let t = scene.walls.layers as f32 * s;
+    (Vec3::from(scene.domain.min) - Vec3::splat(t), Vec3::from(scene.domain.max) + Vec3::splat(t), t)
+}
+
+pub fn build(scene: &Scene) -> InitialState {
+    let p = &scene.physics;
+    let s = p.spacing;
+    let h = SUPPORT_OVER_SPACING * s;
+    let (c, b) = resolve_pressure(scene);
+
+    // fluid mass: rest density on the infinite lattice, in f64
+    let (sd, hd) = (s as f64, h as f64);
+    let reach = (hd / sd).ceil() as i32;
+    let mut lattice_sum = 0.0;
+    for k in -reach..=reach {
+        for j in -reach..=reach {
+            for i in -reach..=reach {
+                let r = sd * ((i * i + j * j + k * k) as f64).sqrt();
+                lattice_sum += cubic_w(r, hd);
+            }
+        }
+    }
+    let mass = (p.rest_density as f64 / lattice_sum) as f32;
+
+    let mut pos_mass = Vec::new();
+    for block in &scene.fluid {
+        let n = [0, 1, 2].map(|a| lattice_count(block.min[a], block.max[a], s));
+        for k in 0..n[2] {
+            for j in 0..n[1] {
+                for i in 0..n[0] {
+                    let x = Vec3::from(block.min) + (Vec3::new(i as f32, j as f32, k as f32) + 0.5) * s;
+                    pos_mass.push([x.x, x.y, x.z, mass]);
+                }
+            }
+        }
+    }
+    let n_fluid = pos_mass.len() as u32;
+
+    // walls: lattice of the grown box minus the lattice of the domain
+    let (lo, hi, _) = wall_box(scene);
+    let dmin = Vec3::from(scene.domain.min);
+    let dmax = Vec3::from(scene.domain.max);
+    let n = [0, 1, 2].map(|a| lattice_count(lo[a], hi[a], s));
+    let mut walls: Vec<DVec3> = Vec::new();
+    for k in 0..n[2] {
+        for j in 0..n[1] {
+            for i in 0..n[0] {
+                let x = lo + (Vec3::new(i as f32, j as f32, k as f32) + 0.5) * s;
+                let inside = x.cmpgt(dmin).all() && x.cmplt(dmax).all();
+                if !inside {
+                    walls.push(x.as_dvec3());
+                }
+            }
+        }
+    }
+    let psi = boundary_volumes(&walls, hd, p.rest_density as f64);
+    for (x, psi) in walls.iter().zip(psi) {
+        pos_mass.push([x.x as f32, x.y as f32, x.z as f32, -(psi as f32)]);
+    }
+    let vel_rho = vec![[0.0, 0.0, 0.0, p.rest_density]; pos_mass.len()];
+
+    let params = SimParams {
+        domain_min: scene.domain.min,
+        n_particles: pos_mass.len() as u32,
+        domain_max: scene.domain.max,
+        n_fluid,
+        gravity: p.gravity,
+        dt: p.dt,
+        h,
+        rest_density: p.rest_density,
+        stiffness: b,
+        sound_speed: c,
+        viscosity: p.viscosity,
+        wall_viscosity: p.wall_viscosity,
+        kernel_norm: (8.0 / (std::f64::consts::PI * hd * hd * hd)) as f32,
+        capacity: scene.grid.capacity,
+        ..SimParams::default()
+    };
+    let margin = Vec3::splat(0.5 * s);
+    InitialState {
+        params,
+        pos_mass,
+        vel_rho,
+        n_fluid,
+        grid_lo: lo - margin,
+        grid_hi: hi + margin,
+    }
+}
+
+/// Akinci volumes ψ_b = ρ0 / Σ_k W(x_b − x_k) over the boundary particles, with a hash grid of
+/// cell h so this stays O(n).
+fn boundary_volumes(x: &[DVec3], h: f64, rho0: f64) -> Vec<f64> {
+    let key = |p: DVec3| ((p.x / h).floor() as i64, (p.y / h).floor() as i64, (p.z / h).floor() as i64);
+    let mut cells: HashMap<(i64, i64, i64), Vec<u32>> = HashMap::new();
+    for (i, p) in x.iter().enumerate() {
+        cells.entry(key(*p)).or_default().push(i as u32);
+    }
+    x.iter()
+        .map(|p| {
+            let (cx, cy, cz) = key(*p);
+            let mut sum = 0.0;
+            for dz in -1..=1 {
+                for dy in -1..=1 {
+                    for dx in -1..=1 {
+                        if let Some(list) = cells.get(&(cx + dx, cy + dy, cz + dz)) {
+                            for &k in list {
+                                sum += cubic_w((*p - x[k as usize]).length(), h);
+                            }
+                        }
+                    }
+                }
+            }
+            rho0 / sum
+        })
+        .collect()
+}

@@ -1,0 +1,77 @@
+//! The simulation's uniform parameters, shared by every pass and by the CPU twin.
+//!
+//! Kept in sync with `struct SimParams` in `shaders/common.wgsl`; `tests/layout.rs` checks the
+//! size and every member offset against what naga reports for the WGSL struct.
+
+use bytemuck::{Pod, Zeroable};
+
+/// Uniform block of one simulation. All lengths in metres, times in seconds, SI units.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct SimParams {
+    /// Lower corner of the fluid domain (the inner faces of the walls).
+    pub domain_min: [f32; 3],
+    /// Particles in the state buffers: fluid first at creation, boundary after (order changes
+    /// with reorders; a particle is boundary when its `pos_mass.w` is negative).
+    pub n_particles: u32,
+    /// Upper corner of the fluid domain.
+    pub domain_max: [f32; 3],
+    /// Fluid particles (the ones that move).
+    pub n_fluid: u32,
+    /// Gravity acceleration.
+    pub gravity: [f32; 3],
+    /// Time step.
+    pub dt: f32,
+    /// World position of the corner of cell (0, 0, 0).
+    pub grid_origin: [f32; 3],
+    /// 1 / cell size.
+    pub inv_cell_size: f32,
+    /// Cells per axis.
+    pub grid_dims: [u32; 3],
+    /// Length of the cell index range (padded for Morton order).
+    pub num_cells: u32,
+    /// Support radius of the kernel (2 particle spacings).
+    pub h: f32,
+    /// Rest density ρ0.
+    pub rest_density: f32,
+    /// Tait stiffness B = ρ0 c² / γ (γ = 7).
+    pub stiffness: f32,
+    /// Speed of sound c.
+    pub sound_speed: f32,
+    /// Monaghan artificial viscosity α between fluid particles.
+    pub viscosity: f32,
+    /// Monaghan artificial viscosity α between fluid and boundary particles.
+    pub wall_viscosity: f32,
+    /// Cubic spline normalisation 8 / (π h³).
+    pub kernel_norm: f32,
+    /// Neighbour search range in cells, r = ceil(h / cell size).
+    pub search_range: u32,
+    /// Per-cell occupancy above which a cell counts as overflowing.
+    pub capacity: u32,
+    /// Padding to a 16-byte multiple.
+    pub _pad0: u32,
+    pub _pad1: u32,
+    pub _pad2: u32,
+}
+
+const _: () = assert!(std::mem::size_of::<SimParams>() == 112);
+
+/// γ of the Tait equation.
+pub const TAIT_GAMMA: f32 = 7.0;
+
+/// Support radius in particle spacings.
+pub const SUPPORT_OVER_SPACING: f32 = 2.0;
+
+/// Diagnostic words the GPU writes (`diag` buffer), in this order.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct Diagnostics {
+    /// Largest cell occupancy seen by the last grid build (0 when diagnostics are compiled out).
+    pub max_per_cell: u32,
+    /// Particles that landed in a cell already holding `capacity` (last grid build).
+    pub overflows: u32,
+    /// Position clamps by the domain guard, cumulative since the simulation was created.
+    pub wall_clamps: u32,
+    /// Particles whose integrated state was not finite, cumulative (their step was discarded).
+    pub non_finite: u32,
+}
