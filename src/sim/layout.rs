@@ -33,6 +33,9 @@ pub struct GridLayout {
     /// World position of the corner of cell (0, 0, 0).
     pub origin: Vec3,
     pub cell_size: f32,
+    /// 1 / cell_size: positions are binned by multiplying with it, on the GPU and here alike, so
+    /// both assign every particle to the same cell bit for bit.
+    pub inv_cell_size: f32,
     /// Cells per axis.
     pub dims: UVec3,
     pub order: CellOrder,
@@ -55,7 +58,8 @@ impl GridLayout {
     /// A grid covering `[lo, hi]` with cubic cells of `cell_size`. `max_cells` is the largest cell
     /// count the device can hold (from its buffer-size limits).
     pub fn new(lo: Vec3, hi: Vec3, cell_size: f32, order: CellOrder, max_cells: u64) -> Result<Self, GridTooLarge> {
-        let ext = (hi - lo) / cell_size;
+        let inv_cell_size = 1.0 / cell_size;
+        let ext = (hi - lo) * inv_cell_size;
         let dims = UVec3::new(
             (ext.x.ceil() as u32).max(1),
             (ext.y.ceil() as u32).max(1),
@@ -84,12 +88,12 @@ impl GridLayout {
             }
             CellOrder::Morton => morton_lut(dims),
         };
-        Ok(Self { origin: lo, cell_size, dims, order, num_cells: num_cells as u32, lut })
+        Ok(Self { origin: lo, cell_size, inv_cell_size, dims, order, num_cells: num_cells as u32, lut })
     }
 
     /// Cell coordinate of a position, not yet clamped (may lie outside the grid).
     pub fn cell_coord(&self, p: Vec3) -> IVec3 {
-        ((p - self.origin) / self.cell_size).floor().as_ivec3()
+        ((p - self.origin) * self.inv_cell_size).floor().as_ivec3()
     }
 
     /// The only place a cell coordinate becomes an index: clamps into the grid, then looks up the

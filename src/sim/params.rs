@@ -54,7 +54,7 @@ pub struct SimParams {
     pub _pad2: u32,
 }
 
-const _: () = assert!(std::mem::size_of::<SimParams>() == 112);
+const _: () = assert!(std::mem::size_of::<SimParams>() == 128);
 
 /// γ of the Tait equation.
 pub const TAIT_GAMMA: f32 = 7.0;

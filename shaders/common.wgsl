@@ -1,0 +1,85 @@
+// Shared by every simulation pass (prepended by src/sim/shader.rs).
+
+// Kept in sync with `SimParams` in src/sim/params.rs; tests/layout.rs compares size and offsets.
+struct SimParams {
+    domain_min: vec3<f32>,
+    n_particles: u32,
+    domain_max: vec3<f32>,
+    n_fluid: u32,
+    gravity: vec3<f32>,
+    dt: f32,
+    grid_origin: vec3<f32>,
+    inv_cell_size: f32,
+    grid_dims: vec3<u32>,
+    num_cells: u32,
+    h: f32,
+    rest_density: f32,
+    stiffness: f32,
+    sound_speed: f32,
+    viscosity: f32,
+    wall_viscosity: f32,
+    kernel_norm: f32,
+    search_range: u32,
+    capacity: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: SimParams;
+// Per-axis cell-order tables, concatenated (x, then y, then z): see src/sim/layout.rs.
+@group(0) @binding(1) var<storage, read> cell_lut: array<u32>;
+
+// Set from Rust (src/sim/shader.rs), one value for every pass.
+override WG_SIZE: u32 = 128u;
+
+// Dispatches larger than the per-dimension limit are split into 2D; this recovers the linear id.
+fn linear_id(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
+    return (wid.y * nwg.x + wid.x) * WG_SIZE + lid;
+}
+
+fn cell_coord(x: vec3<f32>) -> vec3<i32> {
+    return vec3<i32>(floor((x - params.grid_origin) * params.inv_cell_size));
+}
+
+// The only place a cell coordinate becomes an index. Clamps into the grid (particles outside it
+// land in the border cells), then maps through the order tables: linear and Morton orders are
+// both a sum of one entry per axis.
+fn cell_index(c: vec3<i32>) -> u32 {
+    let g = params.grid_dims;
+    let u = vec3<u32>(clamp(c, vec3<i32>(0), vec3<i32>(g) - vec3<i32>(1)));
+    return cell_lut[u.x] + cell_lut[g.x + u.y] + cell_lut[g.x + g.y + u.z];
+}
+
+// Cubic spline (Monaghan), support radius h; docs/PHYSICS.md.
+fn kernel_w(r: f32) -> f32 {
+    let q = r / params.h;
+    if q <= 0.5 {
+        return params.kernel_norm * (6.0 * q * q * (q - 1.0) + 1.0);
+    }
+    if q <= 1.0 {
+        let a = 1.0 - q;
+        return params.kernel_norm * 2.0 * a * a * a;
+    }
+    return 0.0;
+}
+
+fn kernel_dw(r: f32) -> f32 {
+    let q = r / params.h;
+    let s = params.kernel_norm * 6.0 / params.h;
+    if q <= 0.5 {
+        return s * q * (3.0 * q - 2.0);
+    }
+    if q <= 1.0 {
+        let a = 1.0 - q;
+        return -s * a * a;
+    }
+    return 0.0;
+}
+
+// Tait equation, gamma = 7, negative pressure clamped away.
+fn tait_pressure(rho: f32) -> f32 {
+    let x = max(rho, params.rest_density) / params.rest_density;
+    let x2 = x * x;
+    return params.stiffness * (x2 * x2 * x2 * x - 1.0);
+}

@@ -1,0 +1,37 @@
+// sph.density: rho_i = sum_j |w_j| W(|x_i - x_j|) over the neighbour loop (docs/PHYSICS.md).
+// Reads one vec4 (position, mass) per candidate; most of the cost is rejected candidates.
+// Boundary particles (w < 0) keep rho0 and are skipped.
+
+@group(0) @binding(4) var<storage, read> pos_mass: array<vec4<f32>>;
+@group(0) @binding(5) var<storage, read_write> vel_rho: array<vec4<f32>>;
+
+struct Acc {
+    x: vec3<f32>,
+    rho: f32,
+}
+
+fn visit(acc: ptr<function, Acc>, j: u32) {
+    let pj = pos_mass[j];
+    let d = (*acc).x - pj.xyz;
+    let r2 = dot(d, d);
+    if r2 < params.h * params.h {
+        (*acc).rho += abs(pj.w) * kernel_w(sqrt(r2));
+    }
+}
+
+@compute @workgroup_size(WG_SIZE)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let t = linear_id(wid, nwg, lid);
+    if t >= params.n_particles {
+        return;
+    }
+    let i = own_slot(t);
+    let pi = pos_mass[i];
+    if pi.w < 0.0 {
+        return;
+    }
+    var acc = Acc(pi.xyz, 0.0);
+    neighbour_loop(pi.xyz, &acc);
+    vel_rho[i].w = acc.rho;
+}

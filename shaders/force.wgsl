@@ -1,0 +1,61 @@
+// sph.force: pressure (Tait, symmetric form; Akinci boundary term falls out of p(rho0) = 0),
+// Monaghan artificial viscosity and gravity into an acceleration (docs/PHYSICS.md).
+// Reads two vec4 per candidate (position+mass, velocity+density).
+
+@group(0) @binding(4) var<storage, read> pos_mass: array<vec4<f32>>;
+@group(0) @binding(5) var<storage, read> vel_rho: array<vec4<f32>>;
+@group(0) @binding(6) var<storage, read_write> acc_out: array<vec4<f32>>;
+
+struct Acc {
+    x: vec3<f32>,
+    // p_i / rho_i^2
+    p_term: f32,
+    v: vec3<f32>,
+    rho: f32,
+    a: vec3<f32>,
+    self_slot: u32,
+}
+
+fn visit(acc: ptr<function, Acc>, j: u32) {
+    let pj = pos_mass[j];
+    let d = (*acc).x - pj.xyz;
+    let r2 = dot(d, d);
+    let h = params.h;
+    if r2 >= h * h || j == (*acc).self_slot {
+        return;
+    }
+    let r = sqrt(r2);
+    if r <= 1e-6 * h {
+        return;
+    }
+    let vj = vel_rho[j];
+    let rho_j = vj.w;
+    let p_j = tait_pressure(rho_j) / (rho_j * rho_j);
+    let fluid = pj.w > 0.0;
+    let alpha = select(params.wall_viscosity, params.viscosity, fluid);
+    let vd = dot((*acc).v - vj.xyz, d);
+    var pi_ij = 0.0;
+    if vd < 0.0 {
+        pi_ij = -alpha * h * params.sound_speed * 2.0 / ((*acc).rho + rho_j) * vd / (r2 + 0.01 * h * h);
+    }
+    let grad = (kernel_dw(r) / r) * d;
+    (*acc).a -= abs(pj.w) * ((*acc).p_term + p_j + pi_ij) * grad;
+}
+
+@compute @workgroup_size(WG_SIZE)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let t = linear_id(wid, nwg, lid);
+    if t >= params.n_particles {
+        return;
+    }
+    let i = own_slot(t);
+    let pi = pos_mass[i];
+    if pi.w < 0.0 {
+        return;
+    }
+    let vi = vel_rho[i];
+    var acc = Acc(pi.xyz, tait_pressure(vi.w) / (vi.w * vi.w), vi.xyz, vi.w, vec3<f32>(0.0), i);
+    neighbour_loop(pi.xyz, &acc);
+    acc_out[i] = vec4<f32>(acc.a + params.gravity, 0.0);
+}

@@ -1,0 +1,43 @@
+// sph.integrate: symplectic Euler for fluid particles, then the guards: a non-finite result is
+// discarded (position kept, velocity zeroed) and counted; a position past a domain face is
+// clamped onto it, the velocity component zeroed, and counted. Streams 48 B per particle.
+
+@group(0) @binding(4) var<storage, read_write> pos_mass: array<vec4<f32>>;
+@group(0) @binding(5) var<storage, read_write> vel_rho: array<vec4<f32>>;
+@group(0) @binding(6) var<storage, read> acc_in: array<vec4<f32>>;
+@group(0) @binding(7) var<storage, read_write> diag: array<atomic<u32>, 4>;
+
+fn all_finite(v: vec3<f32>) -> bool {
+    // |v| <= f32::MAX is false for NaN and for infinities
+    return all(abs(v) <= vec3<f32>(3.402823e38));
+}
+
+@compute @workgroup_size(WG_SIZE)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let i = linear_id(wid, nwg, lid);
+    if i >= params.n_particles {
+        return;
+    }
+    let p = pos_mass[i];
+    if p.w < 0.0 {
+        return;
+    }
+    let vr = vel_rho[i];
+    var v = vr.xyz + params.dt * acc_in[i].xyz;
+    var x = p.xyz + params.dt * v;
+    if !(all_finite(v) && all_finite(x)) {
+        atomicAdd(&diag[3], 1u);
+        vel_rho[i] = vec4<f32>(0.0, 0.0, 0.0, vr.w);
+        return;
+    }
+    let lo = x < params.domain_min;
+    let hi = x > params.domain_max;
+    if any(lo) || any(hi) {
+        x = clamp(x, params.domain_min, params.domain_max);
+        v = select(v, vec3<f32>(0.0), lo | hi);
+        atomicAdd(&diag[2], 1u);
+    }
+    pos_mass[i] = vec4<f32>(x, p.w);
+    vel_rho[i] = vec4<f32>(v, vr.w);
+}

@@ -1,0 +1,86 @@
+// grid.scan: exclusive prefix sum, reduce-then-scan over as many levels as the length needs.
+// Each workgroup owns a block of SCAN_BLOCK = 4 * WG_SIZE elements (4 consecutive per thread).
+// `reduce` writes one sum per block; the block sums are scanned the same way one level up; then
+// `down` rescans each block and adds its block's offset. No decoupled look-back: WebGPU gives
+// no forward-progress guarantee between workgroups. Not including common.wgsl: own bindings.
+
+struct ScanParams {
+    // elements read from `src` (beyond: zeros)
+    n_in: u32,
+    // elements written to `dst` (level 0: cells + 1, so dst[cells] is the total)
+    n_out: u32,
+    _pad0: u32,
+    _pad1: u32,
+}
+
+@group(0) @binding(0) var<uniform> sp: ScanParams;
+@group(0) @binding(1) var<storage, read> src: array<u32>;
+@group(0) @binding(2) var<storage, read_write> dst: array<u32>;
+@group(0) @binding(3) var<storage, read_write> block_sums: array<u32>;
+@group(0) @binding(4) var<storage, read> block_offsets: array<u32>;
+
+override WG_SIZE: u32 = 256u;
+
+var<workgroup> shared_vals: array<u32, 1024>;
+
+fn block_id(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
+    return wid.y * nwg.x + wid.x;
+}
+
+fn load(i: u32) -> u32 {
+    if i < sp.n_in {
+        return src[i];
+    }
+    return 0u;
+}
+
+@compute @workgroup_size(WG_SIZE)
+fn reduce(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+          @builtin(local_invocation_index) lid: u32) {
+    let b = block_id(wid, nwg);
+    let base = b * 4u * WG_SIZE + lid * 4u;
+    shared_vals[lid] = load(base) + load(base + 1u) + load(base + 2u) + load(base + 3u);
+    workgroupBarrier();
+    for (var s = WG_SIZE / 2u; s > 0u; s >>= 1u) {
+        if lid < s {
+            shared_vals[lid] += shared_vals[lid + s];
+        }
+        workgroupBarrier();
+    }
+    if lid == 0u {
+        block_sums[b] = shared_vals[0];
+    }
+}
+
+@compute @workgroup_size(WG_SIZE)
+fn down(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let b = block_id(wid, nwg);
+    let base = b * 4u * WG_SIZE + lid * 4u;
+    let v0 = load(base);
+    let v1 = load(base + 1u);
+    let v2 = load(base + 2u);
+    let v3 = load(base + 3u);
+    let total = v0 + v1 + v2 + v3;
+    // inclusive Hillis-Steele scan of the per-thread totals
+    shared_vals[lid] = total;
+    workgroupBarrier();
+    for (var s = 1u; s < WG_SIZE; s <<= 1u) {
+        var add = 0u;
+        if lid >= s {
+            add = shared_vals[lid - s];
+        }
+        workgroupBarrier();
+        shared_vals[lid] += add;
+        workgroupBarrier();
+    }
+    var acc = block_offsets[b] + shared_vals[lid] - total;
+    let vals = array<u32, 4>(v0, v1, v2, v3);
+    for (var e = 0u; e < 4u; e++) {
+        let i = base + e;
+        if i < sp.n_out {
+            dst[i] = acc;
+        }
+        acc += vals[e];
+    }
+}

@@ -1,0 +1,97 @@
+//! Adapter and device setup: the adapter's own limits, optional features only when present.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+
+#[derive(Debug, thiserror::Error)]
+pub enum GpuError {
+    #[error(
+        "no GPU adapter found ({0}).\n\
+         Rillet needs a Vulkan, Metal or DX12 device. On Linux without a GPU install Mesa's CPU \
+         Vulkan driver (lavapipe): `sudo apt-get install mesa-vulkan-drivers libvulkan1`, and \
+         set WGPU_BACKEND=vulkan to pick it."
+    )]
+    NoAdapter(String),
+    #[error("the GPU adapter {adapter} refused to create a device: {source}")]
+    Device {
+        adapter: String,
+        #[source]
+        source: wgpu::RequestDeviceError,
+    },
+}
+
+/// The device and what it offers.
+pub struct Gpu {
+    pub instance: wgpu::Instance,
+    pub adapter: wgpu::Adapter,
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+    pub info: wgpu::AdapterInfo,
+    /// Optional features that were present and enabled.
+    pub features: wgpu::Features,
+    pub limits: wgpu::Limits,
+}
+
+/// The optional features Rillet uses when the adapter has them.
+pub fn wanted_features() -> wgpu::Features {
+    wgpu::Features::TIMESTAMP_QUERY
+        | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
+        | wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES
+        | wgpu::Features::SUBGROUP
+}
+
+impl Gpu {
+    /// A device without a window. Vulkan, Metal, DX12 unless `WGPU_BACKEND` says otherwise;
+    /// `WGPU_ADAPTER_NAME` picks an adapter by name.
+    pub fn headless() -> Result<Self, GpuError> {
+        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+        desc.backends = wgpu::Backends::PRIMARY;
+        let instance = wgpu::Instance::new(desc.with_env());
+        let adapter = pollster::block_on(wgpu::util::initialize_adapter_from_env_or_default(&instance, None))
+            .map_err(|e| GpuError::NoAdapter(e.to_string()))?;
+        Self::from_adapter(instance, adapter)
+    }
+
+    pub fn from_adapter(instance: wgpu::Instance, adapter: wgpu::Adapter) -> Result<Self, GpuError> {
+        let info = adapter.get_info();
+        let features = adapter.features() & wanted_features();
+        let limits = adapter.limits();
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("rillet.device"),
+            required_features: features,
+            required_limits: limits.clone(),
+            memory_hints: wgpu::MemoryHints::Performance,
+            ..Default::default()
+        }))
+        .map_err(|source| GpuError::Device { adapter: info.name.clone(), source })?;
+        install_error_logger(&device);
+        log::info!("adapter: {} ({:?}, {:?}, driver {} {})", info.name, info.backend, info.device_type, info.driver, info.driver_info);
+        Ok(Self { instance, adapter, device, queue, info, features, limits })
+    }
+
+    pub fn has_timestamps(&self) -> bool {
+        self.features.contains(wgpu::Features::TIMESTAMP_QUERY)
+    }
+
+    /// One line naming the adapter, for logs and reports.
+    pub fn describe(&self) -> String {
+        format!("{} ({:?}, {:?}, driver {} {})", self.info.name, self.info.backend, self.info.device_type, self.info.driver, self.info.driver_info)
+    }
+
+    /// Largest size one storage binding may have, in bytes.
+    pub fn max_binding_bytes(&self) -> u64 {
+        (self.limits.max_storage_buffer_binding_size as u64).min(self.limits.max_buffer_size)
+    }
+}
+
+/// Logs each distinct uncaptured wgpu error once, not once per frame.
+fn install_error_logger(device: &wgpu::Device) {
+    let seen: Mutex<HashSet<String>> = Mutex::new(HashSet::new());
+    device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+        let text = e.to_string();
+        let first = seen.lock().map(|mut s| s.insert(text.clone())).unwrap_or(true);
+        if first {
+            log::error!("wgpu: {text}");
+        }
+    }));
+}

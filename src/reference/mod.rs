@@ -1,0 +1,27 @@
+//! The CPU twin of the GPU step: an f64 oracle that implements docs/PHYSICS.md formula by
+//! formula, for the GPU tests to compare against.
+//!
+//! - [`grid`]: the counting sort of step 1 ([`build_grid`], integer-exact: it bins the f32
+//!   positions with [`GridLayout`](crate::sim::layout::GridLayout)'s own `cell_coord` /
+//!   `cell_index`), the grid diagnostics, and neighbour search: [`all_pairs_neighbours`] is the
+//!   O(N²) oracle, [`cell_list_neighbours`] the fast search that is tested equal to it.
+//! - [`kernel`]: the cubic spline and the Tait equation of state.
+//! - [`sph`]: [`RefSim`], density, forces and symplectic Euler with the non-finite and domain
+//!   guards, state indexed by particle id (never reordered).
+//!
+//! Everything here is plain, single-threaded and allocation-light, and deliberately shares no code
+//! with the GPU path beyond [`SimParams`](crate::sim::params::SimParams), `GridLayout` and the
+//! initial state of [`crate::setup`].
+
+pub mod grid;
+pub mod kernel;
+pub mod sph;
+
+pub use grid::{
+    RefGrid, all_pairs_neighbours, all_pairs_neighbours_f64, build_grid, cell_list_neighbours, grid_diagnostics,
+};
+pub use kernel::{CubicKernel, tait_pressure};
+pub use sph::RefSim;
+
+#[cfg(test)]
+mod tests;

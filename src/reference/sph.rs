@@ -1,0 +1,252 @@
+//! The simulation step in f64, per docs/PHYSICS.md steps 3–5 (density, force, integration).
+//!
+//! State is indexed by particle id (creation order) and never reordered: the reorder of step 2
+//! only permutes the GPU's buffers, so it has no counterpart here, and the grid of step 1 only
+//! accelerates the neighbour search, whose result [`RefSim::neighbours`] finds directly.
+
+use super::grid::cell_list_neighbours;
+use super::kernel::{CubicKernel, tait_pressure};
+use crate::setup::InitialState;
+use crate::sim::params::SimParams;
+use glam::Vec3;
+
+/// The CPU twin of `Sim`: the same step, in f64.
+#[derive(Clone, Debug)]
+pub struct RefSim {
+    /// The f32 parameters the GPU runs with; every value is widened to f64 where it is used.
+    pub params: SimParams,
+    /// `(x, m)` for fluid, `(x, −ψ)` for boundary, indexed by particle id; never reordered.
+    pub pos_mass: Vec<[f64; 4]>,
+    /// `(v, ρ)`; boundary particles keep `v = 0`, `ρ = ρ0`.
+    pub vel_rho: Vec<[f64; 4]>,
+    /// Acceleration of the last [`Self::compute_forces`] (fluid), zero for boundary.
+    pub acc: Vec<[f64; 3]>,
+    /// Particles clamped by the domain guard, cumulative (once per particle and step).
+    pub wall_clamps: u64,
+    /// Particles whose integrated state was not finite, cumulative.
+    pub non_finite: u64,
+    /// Steps taken by [`Self::step`].
+    pub steps: u64,
+}
+
+impl RefSim {
+    /// Copies `state.params` and widens the f32 particle arrays.
+    pub fn new(state: &InitialState) -> Self {
+        assert_eq!(state.pos_mass.len(), state.vel_rho.len(), "pos_mass and vel_rho differ in length");
+        let widen = |v: &[f32; 4]| v.map(f64::from);
+        let n = state.pos_mass.len();
+        Self {
+            params: state.params,
+            pos_mass: state.pos_mass.iter().map(widen).collect(),
+            vel_rho: state.vel_rho.iter().map(widen).collect(),
+            acc: vec![[0.0; 3]; n],
+            wall_clamps: 0,
+            non_finite: 0,
+            steps: 0,
+        }
+    }
+
+    pub fn n_particles(&self) -> usize {
+        self.pos_mass.len()
+    }
+
+    /// Fluid particles are the ones with `w > 0` (docs/PHYSICS.md, "Particles").
+    #[inline]
+    pub fn is_fluid(&self, i: usize) -> bool {
+        self.pos_mass[i][3] > 0.0
+    }
+
+    /// Support radius `h` as f64.
+    pub fn h(&self) -> f64 {
+        self.params.h as f64
+    }
+
+    /// The kernel for `params.h`.
+    pub fn kernel(&self) -> CubicKernel {
+        CubicKernel::new(self.h())
+    }
+
+    /// Tait pressure of a density with this simulation's `ρ0` and `B`.
+    pub fn pressure(&self, rho: f64) -> f64 {
+        tait_pressure(rho, self.params.rest_density as f64, self.params.stiffness as f64)
+    }
+
+    /// Positions in f64, by id.
+    pub fn positions(&self) -> Vec<[f64; 3]> {
+        self.pos_mass.iter().map(|p| [p[0], p[1], p[2]]).collect()
+    }
+
+    /// Positions rounded to f32 (what the GPU would hold for this state), e.g. for
+    /// [`super::build_grid`].
+    pub fn positions_f32(&self) -> Vec<Vec3> {
+        self.pos_mass.iter().map(|p| Vec3::new(p[0] as f32, p[1] as f32, p[2] as f32)).collect()
+    }
+
+    /// For every particle (fluid and boundary), the ascending ids `j` with `r² < h²` on the
+    /// current f64 positions, itself included. Same relation as the all-pairs oracle, found with
+    /// a cell list (checked equal to the oracle in the tests).
+    pub fn neighbours(&self) -> Vec<Vec<u32>> {
+        cell_list_neighbours(&self.positions(), self.h(), |_| true)
+    }
+
+    /// [`Self::neighbours`] for fluid particles only; boundary particles get empty lists (the
+    /// density and force passes never read them). What [`Self::step`] uses.
+    pub fn fluid_neighbours(&self) -> Vec<Vec<u32>> {
+        cell_list_neighbours(&self.positions(), self.h(), |i| self.is_fluid(i))
+    }
+
+    /// Step 3: `ρ_i = Σ_j |w_j| W(|x_i − x_j|)` over `nb[i]` (which includes `i`), fluid only;
+    /// boundary particles keep their `ρ`.
+    pub fn compute_density(&mut self, nb: &[Vec<u32>]) {
+        assert_eq!(nb.len(), self.n_particles(), "one neighbour list per particle");
+        let k = self.kernel();
+        for i in 0..self.n_particles() {
+            if !self.is_fluid(i) {
+                continue;
+            }
+            let xi = self.pos_mass[i];
+            let mut rho = 0.0;
+            for &j in &nb[i] {
+                let xj = &self.pos_mass[j as usize];
+                let (dx, dy, dz) = (xi[0] - xj[0], xi[1] - xj[1], xi[2] - xj[2]);
+                let r = (dx * dx + dy * dy + dz * dz).sqrt();
+                rho += xj[3].abs() * k.w(r);
+            }
+            self.vel_rho[i][3] = rho;
+        }
+    }
+
+    /// Step 4: pressure (Tait, `P = p/ρ²`) and Monaghan viscosity against every neighbour
+    /// `j ≠ i` with `0 < r² < h²`, plus gravity; fills `acc` for fluid particles.
+    pub fn compute_forces(&mut self, nb: &[Vec<u32>]) {
+        assert_eq!(nb.len(), self.n_particles(), "one neighbour list per particle");
+        let k = self.kernel();
+        let p = &self.params;
+        let g = p.gravity.map(f64::from);
+        let h = p.h as f64;
+        let c = p.sound_speed as f64;
+        let (alpha_fluid, alpha_wall) = (p.viscosity as f64, p.wall_viscosity as f64);
+        let eta2 = 0.01 * h * h;
+        // P_j = p(ρ_j)/ρ_j² for everyone (exactly 0 for boundary, whose ρ = ρ0)
+        let pr: Vec<f64> = self.vel_rho.iter().map(|v| self.pressure(v[3]) / (v[3] * v[3])).collect();
+        for i in 0..self.n_particles() {
+            if !self.is_fluid(i) {
+                continue;
+            }
+            let xi = self.pos_mass[i];
+            let vi = self.vel_rho[i];
+            let mut a = [0.0f64; 3];
+            for &j in &nb[i] {
+                let j = j as usize;
+                if j == i {
+                    continue;
+                }
+                let xj = &self.pos_mass[j];
+                let vj = &self.vel_rho[j];
+                let x = [xi[0] - xj[0], xi[1] - xj[1], xi[2] - xj[2]];
+                let r2 = x[0] * x[0] + x[1] * x[1] + x[2] * x[2];
+                if !(r2 > 0.0 && r2 < k.h2) {
+                    continue;
+                }
+                let v = [vi[0] - vj[0], vi[1] - vj[1], vi[2] - vj[2]];
+                let vx = v[0] * x[0] + v[1] * x[1] + v[2] * x[2];
+                let pi_ij = if vx < 0.0 {
+                    let alpha = if xj[3] > 0.0 { alpha_fluid } else { alpha_wall };
+                    -alpha * h * c * 2.0 / (vi[3] + vj[3]) * vx / (r2 + eta2)
+                } else {
+                    0.0
+                };
+                let grad = k.grad_r(x, r2.sqrt());
+                let s = xj[3].abs() * (pr[i] + pr[j] + pi_ij);
+                for d in 0..3 {
+                    a[d] -= s * grad[d];
+                }
+            }
+            self.acc[i] = [g[0] + a[0], g[1] + a[1], g[2] + a[2]];
+        }
+    }
+
+    /// Step 5: symplectic Euler for fluid particles, the non-finite guard, then the domain guard
+    /// (clamp onto the face, zero that velocity component, count the particle once).
+    pub fn integrate(&mut self) {
+        let dt = self.params.dt as f64;
+        let lo = self.params.domain_min.map(f64::from);
+        let hi = self.params.domain_max.map(f64::from);
+        for i in 0..self.n_particles() {
+            if !self.is_fluid(i) {
+                continue;
+            }
+            let a = self.acc[i];
+            let mut v = [0.0; 3];
+            let mut x = [0.0; 3];
+            for d in 0..3 {
+                v[d] = self.vel_rho[i][d] + dt * a[d];
+                x[d] = self.pos_mass[i][d] + dt * v[d];
+            }
+            if !v.iter().chain(x.iter()).all(|c| c.is_finite()) {
+                // keep x, stop the particle
+                self.vel_rho[i][..3].copy_from_slice(&[0.0; 3]);
+                self.non_finite += 1;
+                continue;
+            }
+            let mut clamped = false;
+            for d in 0..3 {
+                if x[d] < lo[d] {
+                    x[d] = lo[d];
+                    v[d] = 0.0;
+                    clamped = true;
+                } else if x[d] > hi[d] {
+                    x[d] = hi[d];
+                    v[d] = 0.0;
+                    clamped = true;
+                }
+            }
+            if clamped {
+                self.wall_clamps += 1;
+            }
+            self.pos_mass[i][..3].copy_from_slice(&x);
+            self.vel_rho[i][..3].copy_from_slice(&v);
+        }
+    }
+
+    /// One step: neighbours, density, forces, integration.
+    pub fn step(&mut self) {
+        let nb = self.fluid_neighbours();
+        self.compute_density(&nb);
+        self.compute_forces(&nb);
+        self.integrate();
+        self.steps += 1;
+    }
+
+    /// `Σ ½ m v²` over fluid.
+    pub fn kinetic_energy(&self) -> f64 {
+        (0..self.n_particles())
+            .filter(|&i| self.is_fluid(i))
+            .map(|i| {
+                let v = &self.vel_rho[i];
+                0.5 * self.pos_mass[i][3] * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
+            })
+            .sum()
+    }
+
+    /// `Σ m v` over fluid.
+    pub fn momentum(&self) -> [f64; 3] {
+        let mut p = [0.0; 3];
+        for i in (0..self.n_particles()).filter(|&i| self.is_fluid(i)) {
+            for d in 0..3 {
+                p[d] += self.pos_mass[i][3] * self.vel_rho[i][d];
+            }
+        }
+        p
+    }
+
+    /// `(min, max)` of `ρ/ρ0 − 1` over fluid (negative at free surfaces, where neighbours are
+    /// missing; positive where the fluid is compressed).
+    pub fn density_error_range(&self) -> (f64, f64) {
+        let rho0 = self.params.rest_density as f64;
+        (0..self.n_particles()).filter(|&i| self.is_fluid(i)).map(|i| self.vel_rho[i][3] / rho0 - 1.0).fold(
+            (f64::INFINITY, f64::NEG_INFINITY),
+            |(lo, hi), e| (lo.min(e), hi.max(e)),
+        )
+    }
+}

@@ -1,0 +1,80 @@
+//! GPU buffers: the two particle buffer sets, the per-particle grid arrays, the per-cell grid
+//! arrays (reallocated when the cell size or order changes), and blocking readback for tests,
+//! tools and the benchmark (never used by the frame loop).
+
+use super::layout::GridLayout;
+use super::scan::{ScanLevels, ScanPass};
+use super::shader;
+use std::time::Duration;
+
+/// One set of per-particle state. Every buffer here is moved by the reorder kernel.
+pub struct ParticleSet {
+    /// `vec4(position, mass)`; mass < 0 marks a boundary particle (−ψ).
+    pub pos_mass: wgpu::Buffer,
+    /// `vec4(velocity, density)`.
+    pub vel_rho: wgpu::Buffer,
+    /// Creation index of the particle in this slot.
+    pub id: wgpu::Buffer,
+}
+
+impl ParticleSet {
+    pub fn new(device: &wgpu::Device, label: &str, pos_mass: &[[f32; 4]], vel_rho: &[[f32; 4]], id: &[u32]) -> Self {
+        Self {
+            pos_mass: shader::storage_init(device, &format!("{label}.pos_mass"), bytemuck::cast_slice(pos_mass), wgpu::BufferUsages::VERTEX),
+            vel_rho: shader::storage_init(device, &format!("{label}.vel_rho"), bytemuck::cast_slice(vel_rho), wgpu::BufferUsages::VERTEX),
+            id: shader::storage_init(device, &format!("{label}.id"), bytemuck::cast_slice(id), wgpu::BufferUsages::empty()),
+        }
+    }
+}
+
+/// Per-cell arrays and the scan levels over them, for one [`GridLayout`].
+pub struct CellBuffers {
+    pub layout: GridLayout,
+    pub lut: wgpu::Buffer,
+    pub counts: wgpu::Buffer,
+    /// Exclusive scan of `counts`, `num_cells + 1` entries.
+    pub cell_start: wgpu::Buffer,
+    pub scan: ScanLevels,
+}
+
+impl CellBuffers {
+    pub fn new(device: &wgpu::Device, scan: &ScanPass, layout: GridLayout) -> Self {
+        let n = layout.num_cells;
+        let lut = shader::storage_init(device, "grid.cell_lut", bytemuck::cast_slice(&layout.lut), wgpu::BufferUsages::empty());
+        let counts = shader::storage(device, "grid.counts", n as u64 * 4);
+        let cell_start = shader::storage(device, "grid.cell_start", (n as u64 + 1) * 4);
+        let scan = scan.levels(device, &counts, &cell_start, n);
+        Self { layout, lut, counts, cell_start, scan }
+    }
+}
+
+/// Copies `size` bytes of `src` from `offset` back to the CPU and waits for them (bounded wait).
+pub fn read_bytes(device: &wgpu::Device, queue: &wgpu::Queue, src: &wgpu::Buffer, offset: u64, size: u64) -> Vec<u8> {
+    let size = size.div_ceil(4) * 4;
+    let staging = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("readback"),
+        size: size.max(4),
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut enc = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("readback") });
+    enc.copy_buffer_to_buffer(src, offset, &staging, 0, size);
+    let idx = queue.submit([enc.finish()]);
+    let slice = staging.slice(..);
+    let (tx, rx) = std::sync::mpsc::channel();
+    slice.map_async(wgpu::MapMode::Read, move |r| {
+        let _ = tx.send(r);
+    });
+    device
+        .poll(wgpu::PollType::Wait { submission_index: Some(idx), timeout: Some(Duration::from_secs(120)) })
+        .expect("GPU did not finish within 120 s");
+    rx.recv_timeout(Duration::from_secs(10)).expect("map callback").expect("map failed");
+    let data = slice.get_mapped_range().expect("mapped range").to_vec();
+    staging.unmap();
+    data
+}
+
+pub fn read_vec<T: bytemuck::Pod>(device: &wgpu::Device, queue: &wgpu::Queue, src: &wgpu::Buffer, count: usize) -> Vec<T> {
+    let bytes = read_bytes(device, queue, src, 0, (count * std::mem::size_of::<T>()) as u64);
+    bytemuck::cast_slice(&bytes[..count * std::mem::size_of::<T>()]).to_vec()
+}

@@ -1,0 +1,100 @@
+//! GPU timestamps around every pass of the step, where the adapter offers TIMESTAMP_QUERY.
+//! Used by the benchmark (blocking read) and, later, by the panel (asynchronous read).
+
+use std::collections::BTreeMap;
+
+/// Pass labels in step order; the profile reports them in this order.
+pub const PASSES: [&str; 7] = ["grid.count", "grid.scan", "grid.scatter", "reorder", "sph.density", "sph.force", "sph.integrate"];
+
+pub struct Profiler {
+    queries: wgpu::QuerySet,
+    resolve: wgpu::Buffer,
+    capacity: u32,
+    used: u32,
+    /// Label of each begin/end pair recorded since the last read.
+    labels: Vec<&'static str>,
+    /// Step each pair belongs to.
+    steps: Vec<u64>,
+    period_ns: f32,
+    dropped: u32,
+}
+
+/// Per-pass totals of a batch of profiled steps.
+#[derive(Clone, Debug, Default)]
+pub struct Profile {
+    /// Total GPU nanoseconds per pass label.
+    pub pass_ns: BTreeMap<&'static str, f64>,
+    /// Sum over steps of (last end − first begin): the step's GPU time including gaps.
+    pub step_ns: f64,
+    pub steps: u64,
+    /// Pairs that did not fit the query set.
+    pub dropped: u32,
+}
+
+impl Profile {
+    pub fn per_step_ms(&self, label: &str) -> Option<f64> {
+        self.pass_ns.get(label).map(|ns| ns / self.steps.max(1) as f64 * 1e-6)
+    }
+    pub fn step_ms(&self) -> f64 {
+        self.step_ns / self.steps.max(1) as f64 * 1e-6
+    }
+}
+
+impl Profiler {
+    /// Room for `pairs` timed passes (2 queries each) between reads.
+    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue, pairs: u32) -> Self {
+        let capacity = (pairs * 2).min(wgpu::QUERY_SET_MAX_QUERIES);
+        let queries = device.create_query_set(&wgpu::QuerySetDescriptor { label: Some("sim.timestamps"), ty: wgpu::QueryType::Timestamp, count: capacity });
+        let resolve = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("sim.timestamps.resolve"),
+            size: capacity as u64 * 8,
+            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        Self { queries, resolve, capacity, used: 0, labels: Vec::new(), steps: Vec::new(), period_ns: queue.get_timestamp_period(), dropped: 0 }
+    }
+
+    /// Timestamp writes for the next pass, or None when the set is full.
+    pub fn writes(&mut self, label: &'static str, step: u64) -> Option<wgpu::ComputePassTimestampWrites<'_>> {
+        if self.used + 2 > self.capacity {
+            self.dropped += 1;
+            return None;
+        }
+        let i = self.used;
+        self.used += 2;
+        self.labels.push(label);
+        self.steps.push(step);
+        Some(wgpu::ComputePassTimestampWrites { query_set: &self.queries, beginning_of_pass_write_index: Some(i), end_of_pass_write_index: Some(i + 1) })
+    }
+
+    /// Resolves the recorded queries; call once after the profiled steps, before submitting.
+    pub fn resolve(&self, encoder: &mut wgpu::CommandEncoder) {
+        if self.used > 0 {
+            encoder.resolve_query_set(&self.queries, 0..self.used, &self.resolve, 0);
+        }
+    }
+
+    /// Reads the resolved timestamps back (blocking) and starts over.
+    pub fn read(&mut self, device: &wgpu::Device, queue: &wgpu::Queue) -> Profile {
+        let mut profile = Profile { dropped: std::mem::take(&mut self.dropped), ..Default::default() };
+        if self.used == 0 {
+            return profile;
+        }
+        let ticks: Vec<u64> = super::buffers::read_vec(device, queue, &self.resolve, self.used as usize);
+        let ns = |t: u64| t as f64 * self.period_ns as f64;
+        let mut step_span: BTreeMap<u64, (u64, u64)> = BTreeMap::new();
+        for (k, (label, step)) in self.labels.iter().zip(&self.steps).enumerate() {
+            let (b, e) = (ticks[2 * k], ticks[2 * k + 1]);
+            *profile.pass_ns.entry(label).or_default() += ns(e.saturating_sub(b));
+            let span = step_span.entry(*step).or_insert((b, e));
+            span.0 = span.0.min(b);
+            span.1 = span.1.max(e);
+        }
+        profile.steps = step_span.len() as u64;
+        profile.step_ns = step_span.values().map(|(b, e)| ns(e.saturating_sub(*b))).sum();
+        self.used = 0;
+        self.labels.clear();
+        self.steps.clear();
+        profile
+    }
+}

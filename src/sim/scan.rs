@@ -1,0 +1,106 @@
+//! grid.scan — exclusive prefix sum of the cell counts into `cell_start` (cells + 1 entries),
+//! reduce-then-scan over as many levels as the cell count needs (`shaders/scan.wgsl`).
+//!
+//! Level 0 scans `counts` into `cell_start` in blocks of [`BLOCK`]; the sum of each block goes to
+//! the next level, which is scanned the same way, until one block remains. Then each level's
+//! `down` adds the scanned block sums as offsets. 1024 elements per block and three levels
+//! cover 2^30 cells; more levels are added as needed.
+
+use super::shader::{self, Slot::*};
+use wgpu::util::DeviceExt;
+
+pub const WG_SIZE: u32 = 256;
+/// Elements per workgroup block (4 per invocation).
+pub const BLOCK: u32 = 4 * WG_SIZE;
+
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct ScanParams {
+    n_in: u32,
+    n_out: u32,
+    _pad: [u32; 2],
+}
+
+pub struct ScanPass {
+    layout: wgpu::BindGroupLayout,
+    reduce: wgpu::ComputePipeline,
+    down: wgpu::ComputePipeline,
+}
+
+struct Level {
+    bind_group: wgpu::BindGroup,
+    blocks: u32,
+}
+
+/// The per-level buffers and bind groups for one grid size.
+pub struct ScanLevels {
+    levels: Vec<Level>,
+    /// Block sums and scanned offsets of the levels above 0, kept alive for the bind groups.
+    _buffers: Vec<wgpu::Buffer>,
+}
+
+impl ScanLevels {
+    pub fn depth(&self) -> usize {
+        self.levels.len()
+    }
+}
+
+impl ScanPass {
+    pub fn new(device: &wgpu::Device) -> Self {
+        let layout = shader::layout(device, "grid.scan", &[(0, Uniform), (1, Read), (2, ReadWrite), (3, ReadWrite), (4, Read)]);
+        let module = shader::module(device, &shader::SCAN);
+        let c = [("WG_SIZE", WG_SIZE as f64)];
+        let reduce = shader::pipeline(device, "grid.scan.reduce", &layout, &module, "reduce", &c);
+        let down = shader::pipeline(device, "grid.scan.down", &layout, &module, "down", &c);
+        Self { layout, reduce, down }
+    }
+
+    /// Levels for scanning `n` counts into `out` (n + 1 entries, the last one the total).
+    pub fn levels(&self, device: &wgpu::Device, counts: &wgpu::Buffer, out: &wgpu::Buffer, n: u32) -> ScanLevels {
+        let mut levels = Vec::new();
+        let mut buffers = Vec::new();
+        let zero = shader::storage(device, "grid.scan.zero", 16);
+        let (mut src, mut dst) = (counts.clone(), out.clone());
+        let (mut n_in, mut n_out) = (n, n + 1);
+        loop {
+            let blocks = n_out.div_ceil(BLOCK);
+            let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("grid.scan.params"),
+                contents: bytemuck::bytes_of(&ScanParams { n_in, n_out, _pad: [0; 2] }),
+                usage: wgpu::BufferUsages::UNIFORM,
+            });
+            let (sums, offsets) = if blocks > 1 {
+                let bytes = blocks as u64 * 4;
+                (shader::storage(device, "grid.scan.sums", bytes), shader::storage(device, "grid.scan.offsets", bytes))
+            } else {
+                (shader::storage(device, "grid.scan.unused", 16), zero.clone())
+            };
+            let bind_group = shader::bind(device, "grid.scan", &self.layout, &[(0, &params), (1, &src), (2, &dst), (3, &sums), (4, &offsets)]);
+            levels.push(Level { bind_group, blocks });
+            buffers.push(params);
+            if blocks == 1 {
+                break;
+            }
+            (src, dst) = (sums.clone(), offsets.clone());
+            (n_in, n_out) = (blocks, blocks);
+            buffers.push(sums);
+            buffers.push(offsets);
+        }
+        buffers.push(zero);
+        ScanLevels { levels, _buffers: buffers }
+    }
+
+    pub fn record(&self, pass: &mut wgpu::ComputePass<'_>, levels: &ScanLevels, max_dim: u32) {
+        let top = levels.levels.len() - 1;
+        pass.set_pipeline(&self.reduce);
+        for level in &levels.levels[..top] {
+            pass.set_bind_group(0, &level.bind_group, &[]);
+            shader::dispatch(pass, level.blocks, max_dim);
+        }
+        pass.set_pipeline(&self.down);
+        for level in levels.levels.iter().rev() {
+            pass.set_bind_group(0, &level.bind_group, &[]);
+            shader::dispatch(pass, level.blocks, max_dim);
+        }
+    }
+}

@@ -1,0 +1,180 @@
+//! Scene files: every shipped scene loads, and broken scenes give errors that name the file, the
+//! field and the allowed range (or the line and column). CPU only.
+
+use rillet::scene::{Scene, SceneError};
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Every `*.ron` under `dir`, recursively, sorted.
+fn ron_files(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "ron") {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+#[test]
+fn every_shipped_scene_loads() {
+    let files = ron_files(&root().join("scenes"));
+    assert!(
+        files.len() >= 3,
+        "expected at least 3 scenes, found {files:?}"
+    );
+    for path in &files {
+        if let Err(e) = Scene::load(path) {
+            panic!("{e}");
+        }
+    }
+}
+
+#[test]
+fn default_scene_is_the_dam_break_file() {
+    let from_file = Scene::load(&root().join(rillet::scene::DEFAULT_SCENE_PATH)).unwrap();
+    assert_eq!(Scene::default_scene(), from_file);
+}
+
+fn load_bad(name: &str) -> (SceneError, String) {
+    let path = root().join("tests/bad_scenes").join(name);
+    assert!(path.is_file(), "{} is missing", path.display());
+    let err = Scene::load(&path).expect_err(name);
+    let shown = err.to_string();
+    assert!(shown.starts_with(&path.display().to_string()), "{shown}");
+    assert!(shown.contains(name), "{shown}");
+    (err, shown)
+}
+
+/// Asserts an out-of-range error for `field` whose message shows `allowed`.
+fn assert_invalid(name: &str, want_field: &str, want_allowed: &str) {
+    let (err, shown) = load_bad(name);
+    let SceneError::Invalid { field, allowed, .. } = &err else {
+        panic!("{name}: expected Invalid, got {err:?}")
+    };
+    assert_eq!(field, want_field, "{shown}");
+    assert!(allowed.contains(want_allowed), "{shown}");
+    assert!(shown.contains(&format!(": {want_field} = ")), "{shown}");
+    assert!(
+        shown.contains(&format!("is out of range: allowed {want_allowed}")),
+        "{shown}"
+    );
+}
+
+/// Asserts a syntax error at `want_line` whose message contains `want_message`.
+fn assert_syntax(name: &str, want_line: usize, want_message: &str) {
+    let (err, shown) = load_bad(name);
+    let SceneError::Syntax {
+        line,
+        column,
+        message,
+        ..
+    } = &err
+    else {
+        panic!("{name}: expected Syntax, got {err:?}")
+    };
+    assert_eq!(*line, want_line, "{shown}");
+    assert!(*column >= 1, "{shown}");
+    assert!(message.contains(want_message), "{shown}");
+    assert!(
+        shown.contains(&format!("{name}:{line}:{column}: ")),
+        "{shown}"
+    );
+}
+
+#[test]
+fn syntax_error() {
+    assert_syntax("syntax_error.ron", 5, "Expected comma");
+}
+
+#[test]
+fn unknown_field() {
+    assert_syntax(
+        "unknown_field.ron",
+        6,
+        "unknown field `spacnig` in `Physics`, expected one of `spacing`",
+    );
+}
+
+#[test]
+fn negative_spacing() {
+    assert_invalid("negative_spacing.ron", "physics.spacing", "(0, 10] m");
+}
+
+#[test]
+fn zero_cell_size() {
+    assert_invalid("zero_cell_size.ron", "grid.cell_size", "[0.5, 2]");
+}
+
+#[test]
+fn block_outside_domain() {
+    assert_invalid("block_outside_domain.ron", "fluid[1].max[1]", "[0, 1] m");
+}
+
+#[test]
+fn overlapping_blocks() {
+    assert_invalid(
+        "overlapping_blocks.ron",
+        "fluid[1]",
+        "no overlap with fluid[0]",
+    );
+}
+
+#[test]
+fn dt_too_large() {
+    assert_invalid("dt_too_large.ron", "physics.dt", "(0, 0.1] s");
+}
+
+#[test]
+fn zero_capacity() {
+    assert_invalid("zero_capacity.ron", "grid.capacity", "[1, 1000000]");
+}
+
+#[test]
+fn every_bad_scene_is_tested() {
+    let names: Vec<String> = ron_files(&root().join("tests/bad_scenes"))
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    let tested = [
+        "block_outside_domain.ron",
+        "dt_too_large.ron",
+        "negative_spacing.ron",
+        "overlapping_blocks.ron",
+        "syntax_error.ron",
+        "unknown_field.ron",
+        "zero_capacity.ron",
+        "zero_cell_size.ron",
+    ];
+    assert_eq!(names, tested);
+}
+
+#[test]
+fn missing_file_is_an_io_error() {
+    let path = root().join("scenes/no_such_scene.ron");
+    let err = Scene::load(&path).unwrap_err();
+    let SceneError::Io { file, source } = &err else {
+        panic!("expected Io, got {err:?}")
+    };
+    assert_eq!(file, &path.display().to_string());
+    assert_eq!(source.kind(), std::io::ErrorKind::NotFound);
+    assert!(err.to_string().contains("no_such_scene.ron"), "{err}");
+}
+
+/// Prints every bad scene's message (`cargo test --test scenes -- --nocapture show_messages`).
+#[test]
+fn show_messages() {
+    for path in ron_files(&root().join("tests/bad_scenes")) {
+        println!("{}", Scene::load(&path).unwrap_err());
+    }
+}
