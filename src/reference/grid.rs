@@ -129,7 +129,7 @@ pub fn cell_list_neighbours(positions: &[[f64; 3]], h: f64, query: impl Fn(usize
     // after the rounding of the division
     let cs = h * (1.0 + 1e-6);
     let all_finite = positions.iter().all(|p| p.iter().all(|c| c.is_finite()));
-    if !(cs.is_finite() && cs > 0.0) || !all_finite {
+    if !(cs.is_finite() && cs > 0.0 && all_finite) {
         return fallback(positions);
     }
     let mut lo = [f64::INFINITY; 3];
@@ -142,7 +142,8 @@ pub fn cell_list_neighbours(positions: &[[f64; 3]], h: f64, query: impl Fn(usize
     }
     let ext = [0, 1, 2].map(|a| ((hi[a] - lo[a]) / cs).floor());
     let cells_f = ext.iter().map(|e| e + 1.0).product::<f64>();
-    if !(cells_f <= (16 * n + 4096) as f64) {
+    // (finite here: finite positions, cs > 0)
+    if cells_f > (16 * n + 4096) as f64 {
         return fallback(positions);
     }
     let dims = ext.map(|e| e as usize + 1);
@@ -306,8 +307,7 @@ mod tests {
 
     #[test]
     fn cell_list_equals_all_pairs() {
-        let mut p: Vec<[f64; 3]> =
-            random_positions(4000, -0.3, 0.3, 11).iter().map(|v| v.as_dvec3().to_array()).collect();
+        let mut p: Vec<[f64; 3]> = random_positions(4000, -0.3, 0.3, 11).iter().map(|v| v.as_dvec3().to_array()).collect();
         // pairs at exactly h and just below it, on and off the axes
         let h = 0.1;
         p.push([0.25, 0.25, 0.25]);

@@ -100,13 +100,13 @@ impl RefSim {
     pub fn compute_density(&mut self, nb: &[Vec<u32>]) {
         assert_eq!(nb.len(), self.n_particles(), "one neighbour list per particle");
         let k = self.kernel();
-        for i in 0..self.n_particles() {
+        for (i, list) in nb.iter().enumerate() {
             if !self.is_fluid(i) {
                 continue;
             }
             let xi = self.pos_mass[i];
             let mut rho = 0.0;
-            for &j in &nb[i] {
+            for &j in list {
                 let xj = &self.pos_mass[j as usize];
                 let (dx, dy, dz) = (xi[0] - xj[0], xi[1] - xj[1], xi[2] - xj[2]);
                 let r = (dx * dx + dy * dy + dz * dz).sqrt();
@@ -233,8 +233,9 @@ impl RefSim {
     pub fn momentum(&self) -> [f64; 3] {
         let mut p = [0.0; 3];
         for i in (0..self.n_particles()).filter(|&i| self.is_fluid(i)) {
-            for d in 0..3 {
-                p[d] += self.pos_mass[i][3] * self.vel_rho[i][d];
+            let m = self.pos_mass[i][3];
+            for (p, v) in p.iter_mut().zip(&self.vel_rho[i][..3]) {
+                *p += m * v;
             }
         }
         p
@@ -244,9 +245,9 @@ impl RefSim {
     /// missing; positive where the fluid is compressed).
     pub fn density_error_range(&self) -> (f64, f64) {
         let rho0 = self.params.rest_density as f64;
-        (0..self.n_particles()).filter(|&i| self.is_fluid(i)).map(|i| self.vel_rho[i][3] / rho0 - 1.0).fold(
-            (f64::INFINITY, f64::NEG_INFINITY),
-            |(lo, hi), e| (lo.min(e), hi.max(e)),
-        )
+        (0..self.n_particles())
+            .filter(|&i| self.is_fluid(i))
+            .map(|i| self.vel_rho[i][3] / rho0 - 1.0)
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), e| (lo.min(e), hi.max(e)))
     }
 }

@@ -94,9 +94,7 @@ fn interior_lattice_particle_is_at_rest_density_with_no_pressure_force() {
     }
     let nb = sim.neighbours();
     sim.compute_density(&nb);
-    let interior: Vec<usize> = (2..10)
-        .flat_map(|k| (2..10).flat_map(move |j| (2..10).map(move |i| lattice_id(n, i, j, k))))
-        .collect();
+    let interior: Vec<usize> = (2..10).flat_map(|k| (2..10).flat_map(move |j| (2..10).map(move |i| lattice_id(n, i, j, k)))).collect();
     for &i in &interior {
         let err = (sim.vel_rho[i][3] / rho0 - 1.0).abs();
         assert!(err < 1e-9, "f64 lattice, particle {i}: |ρ/ρ0 − 1| = {err:e}");
@@ -144,8 +142,7 @@ impl Rng {
 #[test]
 fn momentum_is_conserved_away_from_walls() {
     // blob 0.3..0.7 (8³ = 512 particles) in a 1 m box: the walls are 0.35 m = 3.5 h away
-    let state =
-        setup::build(&scene([[0.0; 3], [1.0; 3]], [[0.3; 3], [0.7; 3]], 0.05, Pressure::Stiffness(50_000.0), [0.0; 3], 4e-4));
+    let state = setup::build(&scene([[0.0; 3], [1.0; 3]], [[0.3; 3], [0.7; 3]], 0.05, Pressure::Stiffness(50_000.0), [0.0; 3], 4e-4));
     let mut sim = RefSim::new(&state);
     let nf = state.n_fluid as usize;
     assert_eq!(nf, 512);
@@ -183,14 +180,7 @@ fn momentum_is_conserved_away_from_walls() {
 fn fluid_at_rest_under_gravity_stays_put() {
     // 0.6 m box, fluid 0.6 × 0.3 × 0.6 at spacing 0.05 (864 fluid, 2368 wall particles), c from
     // Auto (10·sqrt(2 g H) ≈ 24.3 m/s), dt = 5e-4 (CFL 0.4 h/c ≈ 1.6e-3), 200 steps = 0.1 s
-    let state = setup::build(&scene(
-        [[0.0; 3], [0.6; 3]],
-        [[0.0; 3], [0.6, 0.3, 0.6]],
-        0.05,
-        Pressure::Auto,
-        [0.0, -9.81, 0.0],
-        5e-4,
-    ));
+    let state = setup::build(&scene([[0.0; 3], [0.6; 3]], [[0.0; 3], [0.6, 0.3, 0.6]], 0.05, Pressure::Auto, [0.0, -9.81, 0.0], 5e-4));
     let mut sim = RefSim::new(&state);
     let nf = state.n_fluid as usize;
     assert_eq!((nf, state.n_boundary()), (864, 2368));
@@ -217,10 +207,14 @@ fn fluid_at_rest_under_gravity_stays_put() {
     assert_eq!(sim.steps, 200);
     assert_eq!(sim.non_finite, 0);
     assert_eq!(sim.wall_clamps, 0, "the walls should hold the fluid without the guard");
-    assert!(worst_hi < 0.05, "compression {worst_hi}");
-    // free-surface particles miss neighbours: a corner has less than half its lattice sum
-    assert!(worst_lo > -0.7, "density deficit {worst_lo}");
-    assert!(vmax < 0.5, "vmax {vmax}");
+    // Measured: ρ/ρ0 − 1 in [−0.323, +0.047] over the run, final vmax 0.47 m/s (peak ≈ 0.73 m/s
+    // around step 40), centre of mass down 4.3 mm, no clamps. The +4.7 % is there at t = 0: the
+    // fluid particle in a corner of the box sees three walls whose Akinci volumes (from a 2-layer
+    // shell) exceed the fluid mass (faces +2.6 %, edges +4.1 %, corners +4.7 %); the deficit is
+    // the free surface, whose particles miss neighbours.
+    assert!(worst_hi < 0.06, "compression {worst_hi}");
+    assert!(worst_lo > -0.45, "density deficit {worst_lo}");
+    assert!(vmax < 1.0, "vmax {vmax}");
     assert!(dy.abs() < 0.01, "centre of mass moved {dy}");
     for i in 0..nf {
         let x = sim.pos_mass[i];
