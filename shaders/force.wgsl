@@ -1,4 +1,4 @@
-// sph.force: pressure (Tait, symmetric form; Akinci boundary term falls out of p(rho0) = 0),
+// sph.force: pressure (Tait, symmetric form; boundary neighbours mirror p_i at rest density),
 // Monaghan artificial viscosity and gravity into an acceleration (docs/PHYSICS.md).
 // Reads two vec4 per candidate (position+mass, velocity+density).
 
@@ -14,6 +14,8 @@ struct Acc {
     rho: f32,
     a: vec3<f32>,
     self_slot: u32,
+    // p_i / rho0^2: the pressure term of a boundary neighbour (pressure mirroring)
+    p_mirror: f32,
 }
 
 fn visit(acc: ptr<function, Acc>, j: u32) {
@@ -30,8 +32,8 @@ fn visit(acc: ptr<function, Acc>, j: u32) {
     }
     let vj = vel_rho[j];
     let rho_j = vj.w;
-    let p_j = tait_pressure(rho_j) / (rho_j * rho_j);
     let fluid = pj.w > 0.0;
+    let p_j = select((*acc).p_mirror, tait_pressure(rho_j) / (rho_j * rho_j), fluid);
     let alpha = select(params.wall_viscosity, params.viscosity, fluid);
     let vd = dot((*acc).v - vj.xyz, d);
     var pi_ij = 0.0;
@@ -55,7 +57,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         return;
     }
     let vi = vel_rho[i];
-    var acc = Acc(pi.xyz, tait_pressure(vi.w) / (vi.w * vi.w), vi.xyz, vi.w, vec3<f32>(0.0), i);
+    let p_i = tait_pressure(vi.w);
+    let rho0 = params.rest_density;
+    var acc = Acc(pi.xyz, p_i / (vi.w * vi.w), vi.xyz, vi.w, vec3<f32>(0.0), i, p_i / (rho0 * rho0));
     neighbour_loop(pi.xyz, &acc);
     acc_out[i] = vec4<f32>(acc.a + params.gravity, 0.0);
 }

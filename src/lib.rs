@@ -3,6 +3,7 @@
 //! The simulation step lives in [`sim`] (one module per GPU pass), its CPU twin in
 //! [`reference`], scenes in [`scene`] and their initial particle state in [`setup`].
 
+pub mod bench;
 pub mod gpu;
 pub mod reference;
 pub mod scene;

@@ -1,1 +1,169 @@
-fn main(){}
+//! `rillet`: the command line.
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+use rillet::bench::{self, BenchConfig};
+use rillet::gpu::Gpu;
+use rillet::scene::{Scene, SceneError, DEFAULT_SCENE, DEFAULT_SCENE_PATH};
+use rillet::setup;
+use rillet::sim::layout::CellOrder;
+use rillet::sim::{Sim, SimOptions};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "rillet", version, about = "GPU fluid simulator: weakly compressible SPH on wgpu")]
+#[command(args_conflicts_with_subcommands = true)]
+struct Cli {
+    /// Scene file (RON). Without one, the built-in dam break runs.
+    scene: Option<PathBuf>,
+    /// Steps to run (headless run).
+    #[arg(long, default_value_t = 2000)]
+    steps: u32,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Benchmark the step on the design's benchmark case.
+    Bench(BenchArgs),
+}
+
+#[derive(clap::Args)]
+struct BenchArgs {
+    /// Fluid particle counts, comma separated (e.g. 250k,1m,4m).
+    #[arg(long, default_value = "1m", value_delimiter = ',')]
+    particles: Vec<String>,
+    /// Warm-up steps (not timed).
+    #[arg(long, default_value_t = 50)]
+    warmup: u32,
+    /// Timed steps.
+    #[arg(long, default_value_t = 200)]
+    steps: u32,
+    /// Steps per submit.
+    #[arg(long, default_value_t = 50)]
+    batch: u32,
+    /// Reorder intervals to run, comma separated (0 = never).
+    #[arg(long, value_delimiter = ',', default_value = "1")]
+    reorder: Vec<u32>,
+    /// Cell orders to run: morton, linear.
+    #[arg(long, value_delimiter = ',', default_value = "morton")]
+    order: Vec<String>,
+    /// Cell sizes (multiples of h) to run.
+    #[arg(long, value_delimiter = ',', default_value = "1.0")]
+    cell_size: Vec<f32>,
+    /// Grid diagnostics compiled in: on, off.
+    #[arg(long, value_delimiter = ',', default_value = "on")]
+    diagnostics: Vec<String>,
+    /// Workgroup sizes to run.
+    #[arg(long, value_delimiter = ',', default_value = "128")]
+    workgroup: Vec<u32>,
+    /// Print the results as JSON on stdout instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+fn main() -> ExitCode {
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Some(Command::Bench(args)) => run_bench(args),
+        None => run_scene(cli.scene, cli.steps),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            if let Some(se) = e.downcast_ref::<SceneError>() {
+                eprintln!("error: {se}");
+            } else {
+                eprintln!("error: {e:#}");
+            }
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn load_scene(path: Option<PathBuf>) -> anyhow::Result<(Scene, String)> {
+    Ok(match path {
+        Some(p) => (Scene::load(&p)?, p.display().to_string()),
+        None => (Scene::parse(DEFAULT_SCENE, DEFAULT_SCENE_PATH)?, format!("{DEFAULT_SCENE_PATH} (built in)")),
+    })
+}
+
+/// Headless run of a scene with a progress line and the diagnostics every 500 steps.
+fn run_scene(path: Option<PathBuf>, steps: u32) -> anyhow::Result<()> {
+    let (scene, name) = load_scene(path)?;
+    let gpu = Gpu::headless()?;
+    let state = setup::build(&scene);
+    eprintln!(
+        "{name}: {} fluid + {} boundary particles on {}",
+        state.n_fluid,
+        state.n_boundary(),
+        gpu.describe()
+    );
+    let mut sim = Sim::new(&gpu, &state, SimOptions::from_scene(&scene)).with_context(|| format!("{name}: the scene does not fit this device"))?;
+    let chunk = 100;
+    let mut done = 0;
+    while done < steps {
+        let k = chunk.min(steps - done);
+        sim.run(k);
+        done += k;
+        let d = sim.read_diagnostics();
+        eprint!(
+            "\rstep {done}/{steps}  t = {:.3} s  max/cell {}  overflows {}  wall clamps {}  non-finite {}   ",
+            done as f32 * scene.physics.dt,
+            d.max_per_cell,
+            d.overflows,
+            d.wall_clamps,
+            d.non_finite
+        );
+    }
+    eprintln!();
+    Ok(())
+}
+
+fn run_bench(a: BenchArgs) -> anyhow::Result<()> {
+    let gpu = Gpu::headless()?;
+    eprintln!("adapter: {}", gpu.describe());
+    if !gpu.has_timestamps() {
+        eprintln!("note: no timestamp queries on this adapter: per-pass times are n/a, step time is wall clock");
+    }
+    let cfg = BenchConfig { warmup: a.warmup, steps: a.steps.max(1), batch: a.batch.max(1) };
+    let mut results = Vec::new();
+    for count in &a.particles {
+        let n = bench::parse_count(count).map_err(anyhow::Error::msg)?;
+        let scene = bench::bench_scene(n);
+        for &reorder_interval in &a.reorder {
+            for order in &a.order {
+                let order = match order.as_str() {
+                    "morton" => CellOrder::Morton,
+                    "linear" => CellOrder::Linear,
+                    o => anyhow::bail!("--order: `{o}` is not a cell order (morton, linear)"),
+                };
+                for &cell_size in &a.cell_size {
+                    for diag in &a.diagnostics {
+                        let diagnostics = match diag.as_str() {
+                            "on" => true,
+                            "off" => false,
+                            d => anyhow::bail!("--diagnostics: `{d}` is not on or off"),
+                        };
+                        for &workgroup_size in &a.workgroup {
+                            let options = SimOptions { cell_size, reorder_interval, order, diagnostics, workgroup_size, ..SimOptions::from_scene(&scene) };
+                            let variant = format!("{count} {}", bench::variant_name(&options));
+                            let r = bench::run(&gpu, &scene, options, &cfg, &variant, bench::progress_line(&variant))?;
+                            results.push(r);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "adapter": gpu.describe(), "results": results }))?);
+    } else {
+        println!("adapter: {}", gpu.describe());
+        print!("{}", bench::table(&results));
+    }
+    Ok(())
+}

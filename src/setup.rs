@@ -146,7 +146,15 @@ pub fn build(scene: &Scene) -> InitialState {
             }
         }
     }
-    let psi = boundary_volumes(&walls, hd, p.rest_density as f64);
+    // Walls at least as thick as the support radius continue the fluid lattice on the other
+    // side of every face (edges and corners filled), so a wall particle stands for exactly one
+    // lattice site: ψ = m gives a fluid particle at the wall the rest density it has inside.
+    // Thinner walls miss part of the support; there Akinci's ψ = ρ0 / Σ_k W_bk weighs them up.
+    let psi = if scene.walls.layers as f32 * s >= h - 1e-6 * s {
+        vec![mass as f64; walls.len()]
+    } else {
+        boundary_volumes(&walls, hd, p.rest_density as f64)
+    };
     for (x, psi) in walls.iter().zip(psi) {
         pos_mass.push([x.x as f32, x.y as f32, x.z as f32, -(psi as f32)]);
     }

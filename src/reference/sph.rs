@@ -127,6 +127,7 @@ impl RefSim {
         let c = p.sound_speed as f64;
         let (alpha_fluid, alpha_wall) = (p.viscosity as f64, p.wall_viscosity as f64);
         let eta2 = 0.01 * h * h;
+        let rho0 = p.rest_density as f64;
         // P_j = p(ρ_j)/ρ_j² for everyone (exactly 0 for boundary, whose ρ = ρ0)
         let pr: Vec<f64> = self.vel_rho.iter().map(|v| self.pressure(v[3]) / (v[3] * v[3])).collect();
         for i in 0..self.n_particles() {
@@ -136,6 +137,7 @@ impl RefSim {
             let xi = self.pos_mass[i];
             let vi = self.vel_rho[i];
             let mut a = [0.0f64; 3];
+            let p_mirror = self.pressure(vi[3]) / (rho0 * rho0);
             for &j in &nb[i] {
                 let j = j as usize;
                 if j == i {
@@ -157,7 +159,9 @@ impl RefSim {
                     0.0
                 };
                 let grad = k.grad_r(x, r2.sqrt());
-                let s = xj[3].abs() * (pr[i] + pr[j] + pi_ij);
+                // boundary neighbours mirror the pressure of i at rest density
+                let p_j = if xj[3] > 0.0 { pr[j] } else { p_mirror };
+                let s = xj[3].abs() * (pr[i] + p_j + pi_ij);
                 for d in 0..3 {
                     a[d] -= s * grad[d];
                 }
