@@ -194,3 +194,27 @@ fn neighbour_loop_visits_exactly_the_all_pairs_set() {
         }
     }
 }
+
+#[test]
+fn dispatches_over_the_workgroup_limit_split_into_2d() {
+    // 32 invocations per workgroup and more than 65 535 × 32 particles: the per-particle
+    // passes need a 2D dispatch.
+    let max = gpu().limits.max_compute_workgroups_per_dimension as usize;
+    let n = (max + 1000) * 32;
+    let mut rng = Rng(11);
+    let cloud: Vec<Vec3> = (0..n).map(|_| Vec3::new(rng.f32(), rng.f32(), rng.f32())).collect();
+    let mut o = options(1.0, CellOrder::Linear);
+    o.workgroup_size = 32;
+    let mut s = sim(&cloud_state(&cloud), o);
+    s.build_grid(false);
+    let g = s.read_grid();
+    let cpu = build_grid(s.grid(), &cloud);
+    assert_eq!(g.cell_of, cpu.cell_of, "cell_of");
+    assert_eq!(g.cell_start, cpu.cell_start, "cell_start");
+    // the last particles (in the second row of workgroups) were scattered too
+    let mut seen = vec![false; n];
+    for &i in &g.sorted {
+        seen[i as usize] = true;
+    }
+    assert!(seen.iter().all(|&s| s), "a particle is missing from sorted");
+}
