@@ -3,8 +3,10 @@
 //! The simulation step lives in [`sim`] (one module per GPU pass), its CPU twin in
 //! [`reference`], scenes in [`scene`] and their initial particle state in [`setup`].
 
+pub mod app;
 pub mod bench;
 pub mod gpu;
+pub mod headless;
 pub mod reference;
 pub mod scene;
 pub mod setup;

@@ -1,25 +1,21 @@
 //! `rillet`: the command line.
 
-use anyhow::Context;
 use clap::{Parser, Subcommand};
+use rillet::app::AppArgs;
 use rillet::bench::{self, BenchConfig};
 use rillet::gpu::Gpu;
-use rillet::scene::{Scene, SceneError, DEFAULT_SCENE, DEFAULT_SCENE_PATH};
-use rillet::setup;
+use rillet::headless::RunArgs;
+use rillet::scene::SceneError;
 use rillet::sim::layout::CellOrder;
-use rillet::sim::{Sim, SimOptions};
-use std::path::PathBuf;
+use rillet::sim::SimOptions;
 use std::process::ExitCode;
 
 #[derive(Parser)]
 #[command(name = "rillet", version, about = "GPU fluid simulator: weakly compressible SPH on wgpu")]
 #[command(args_conflicts_with_subcommands = true)]
 struct Cli {
-    /// Scene file (RON). Without one, the built-in dam break runs.
-    scene: Option<PathBuf>,
-    /// Steps to run (headless run).
-    #[arg(long, default_value_t = 2000)]
-    steps: u32,
+    #[command(flatten)]
+    app: AppArgs,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -28,6 +24,8 @@ struct Cli {
 enum Command {
     /// Benchmark the step on the design's benchmark case.
     Bench(BenchArgs),
+    /// Run a scene headless and write probe time series (CSV).
+    Run(RunArgs),
 }
 
 #[derive(clap::Args)]
@@ -69,7 +67,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Some(Command::Bench(args)) => run_bench(args),
-        None => run_scene(cli.scene, cli.steps),
+        Some(Command::Run(args)) => rillet::headless::run(args),
+        None => rillet::app::run(cli.app),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -82,45 +81,6 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
-}
-
-fn load_scene(path: Option<PathBuf>) -> anyhow::Result<(Scene, String)> {
-    Ok(match path {
-        Some(p) => (Scene::load(&p)?, p.display().to_string()),
-        None => (Scene::parse(DEFAULT_SCENE, DEFAULT_SCENE_PATH)?, format!("{DEFAULT_SCENE_PATH} (built in)")),
-    })
-}
-
-/// Headless run of a scene with a progress line and the diagnostics every 500 steps.
-fn run_scene(path: Option<PathBuf>, steps: u32) -> anyhow::Result<()> {
-    let (scene, name) = load_scene(path)?;
-    let gpu = Gpu::headless()?;
-    let state = setup::build(&scene);
-    eprintln!(
-        "{name}: {} fluid + {} boundary particles on {}",
-        state.n_fluid,
-        state.n_boundary(),
-        gpu.describe()
-    );
-    let mut sim = Sim::new(&gpu, &state, SimOptions::from_scene(&scene)).with_context(|| format!("{name}: the scene does not fit this device"))?;
-    let chunk = 100;
-    let mut done = 0;
-    while done < steps {
-        let k = chunk.min(steps - done);
-        sim.run(k);
-        done += k;
-        let d = sim.read_diagnostics();
-        eprint!(
-            "\rstep {done}/{steps}  t = {:.3} s  max/cell {}  overflows {}  wall clamps {}  non-finite {}   ",
-            done as f32 * scene.physics.dt,
-            d.max_per_cell,
-            d.overflows,
-            d.wall_clamps,
-            d.non_finite
-        );
-    }
-    eprintln!();
-    Ok(())
 }
 
 fn run_bench(a: BenchArgs) -> anyhow::Result<()> {
