@@ -148,7 +148,7 @@ pub fn table(results: &[BenchResult]) -> String {
     for p in PASSES {
         header.push_str(&format!(" {:>13}", p));
     }
-    header.push_str(&format!(" {:>9} {:>9} {:>11}\n", "step ms", "wall ms", "G p-steps/s"));
+    header.push_str(&format!(" {:>9} {:>9} {:>11}\n", "step ms", "wall ms", "M p-steps/s"));
     s.push_str(&header);
     for r in results {
         s.push_str(&format!("{:<28} {:>10} {:>9}", r.variant, r.fluid_particles, r.boundary_particles));
@@ -161,7 +161,7 @@ pub fn table(results: &[BenchResult]) -> String {
                 s.push_str(&format!(" {:>13.3}", ms));
             }
         }
-        s.push_str(&format!(" {:>9.3} {:>9.3} {:>11.3}\n", r.step_ms, r.wall_ms, r.particle_steps_per_s * 1e-9));
+        s.push_str(&format!(" {:>9.3} {:>9.3} {:>11.1}\n", r.step_ms, r.wall_ms, r.particle_steps_per_s * 1e-6));
     }
     s
 }
