@@ -18,6 +18,8 @@ pub enum GpuError {
         #[source]
         source: wgpu::RequestDeviceError,
     },
+    #[error("cannot create a drawing surface for the window: {0}")]
+    Surface(#[from] wgpu::CreateSurfaceError),
 }
 
 /// The device and what it offers.
@@ -52,6 +54,22 @@ impl Gpu {
         Self::from_adapter(instance, adapter)
     }
 
+    /// A device that can draw into `target` (a window), and the surface for it. Same backends,
+    /// features and limits as [`Gpu::headless`]; the adapter must be able to present to the
+    /// surface. `display` is the event loop's display handle (needed by GL and Wayland).
+    pub fn windowed(
+        display: Box<dyn wgpu::wgt::WgpuHasDisplayHandle>,
+        target: impl Into<wgpu::SurfaceTarget<'static>>,
+    ) -> Result<(Self, wgpu::Surface<'static>), GpuError> {
+        let mut desc = wgpu::InstanceDescriptor::new_with_display_handle(display);
+        desc.backends = wgpu::Backends::PRIMARY;
+        let instance = wgpu::Instance::new(desc.with_env());
+        let surface = instance.create_surface(target)?;
+        let adapter = pollster::block_on(wgpu::util::initialize_adapter_from_env_or_default(&instance, Some(&surface)))
+            .map_err(|e| GpuError::NoAdapter(e.to_string()))?;
+        Ok((Self::from_adapter(instance, adapter)?, surface))
+    }
+
     pub fn from_adapter(instance: wgpu::Instance, adapter: wgpu::Adapter) -> Result<Self, GpuError> {
         let info = adapter.get_info();
         let features = adapter.features() & wanted_features();
@@ -75,12 +93,15 @@ impl Gpu {
 
     /// One line naming the adapter, for logs and reports.
     pub fn describe(&self) -> String {
-        format!("{} ({:?}, {:?}, driver {} {})", self.info.name, self.info.backend, self.info.device_type, self.info.driver, self.info.driver_info)
+        format!(
+            "{} ({:?}, {:?}, driver {} {})",
+            self.info.name, self.info.backend, self.info.device_type, self.info.driver, self.info.driver_info
+        )
     }
 
     /// Largest size one storage binding may have, in bytes.
     pub fn max_binding_bytes(&self) -> u64 {
-        (self.limits.max_storage_buffer_binding_size as u64).min(self.limits.max_buffer_size)
+        self.limits.max_storage_buffer_binding_size.min(self.limits.max_buffer_size)
     }
 }
 

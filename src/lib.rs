@@ -8,6 +8,8 @@ pub mod bench;
 pub mod gpu;
 pub mod headless;
 pub mod reference;
+pub mod render;
 pub mod scene;
 pub mod setup;
 pub mod sim;
+pub mod ui;

@@ -1,43 +1,169 @@
-//! The desktop app: window, sprites, panel. (Being built; until then `rillet [SCENE]` runs the
-//! scene headless with a progress line.)
+//! The desktop app: a winit window with the fluid drawn as sprites and the egui panel.
+//!
+//! [`run`] loads the scene first (a bad scene is an error before any window opens), then runs
+//! the event loop. The frame itself lives in [`window`]; the simulation side of a frame, with
+//! its asynchronous readbacks, in [`driver`] (also used headless by the tests).
 
-use crate::gpu::Gpu;
-use crate::scene::Scene;
-use crate::setup;
-use crate::sim::{Sim, SimOptions};
-use anyhow::Context;
+pub mod driver;
+pub mod screenshot;
+pub mod watch;
+pub mod window;
+
+use anyhow::Context as _;
 use std::path::PathBuf;
+use window::{LoadedScene, Running};
+use winit::application::ApplicationHandler;
+use winit::event::WindowEvent;
+use winit::event_loop::{ActiveEventLoop, EventLoop};
+use winit::window::WindowId;
 
 /// Command-line options of the app (the default command).
-#[derive(clap::Args, Debug, Default)]
+#[derive(clap::Args, Debug, Clone)]
 pub struct AppArgs {
-    /// Scene file (RON). Without one, the built-in dam break runs.
+    /// Scene file (RON). Without one, the built-in dam break runs. The file is watched: the
+    /// scene reloads when it changes.
     pub scene: Option<PathBuf>,
+    /// Simulation steps per frame at start (1–32; the panel changes it).
+    #[arg(long, default_value_t = 4)]
+    pub substeps: u32,
+    /// Window size in pixels, WIDTHxHEIGHT.
+    #[arg(long, value_parser = parse_size, default_value = "1280x720")]
+    pub size: (u32, u32),
+    /// Exit (code 0) after this many frames.
+    #[arg(long, value_name = "N")]
+    pub frames: Option<u64>,
+    /// Save a PNG of these frames (comma separated), as DIR/frame-NNNNN.png.
+    #[arg(long, value_delimiter = ',', value_name = "FRAME,...")]
+    pub screenshot_at: Vec<u64>,
+    /// Folder for screenshots (F12, the panel button, --screenshot-at).
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub screenshot_dir: PathBuf,
+    /// Write a JSON report at exit: frames, steps, the diagnostics samples with their frames.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+    /// Do not wait for the display's refresh (present as fast as possible).
+    #[arg(long)]
+    pub no_vsync: bool,
 }
 
-pub fn run(args: AppArgs) -> anyhow::Result<()> {
-    let (scene, name) = crate::scene::load_or_default(args.scene.as_deref())?;
-    let gpu = Gpu::headless()?;
-    let state = setup::build(&scene);
-    eprintln!("{name}: {} fluid + {} boundary particles on {}", state.n_fluid, state.n_boundary(), gpu.describe());
-    let mut sim = Sim::new(&gpu, &state, SimOptions::from_scene(&scene)).with_context(|| format!("{name}: the scene does not fit this device"))?;
-    let steps = 2000;
-    let mut done = 0;
-    while done < steps {
-        let k = 100.min(steps - done);
-        sim.run(k);
-        done += k;
-        let d = sim.read_diagnostics();
-        eprint!(
-            "\rstep {done}/{steps}  t = {:.3} s  max/cell {}  overflows {}  wall clamps {}  non-finite {}   ",
-            done as f32 * scene.physics.dt,
-            d.max_per_cell,
-            d.overflows,
-            d.wall_clamps,
-            d.non_finite
-        );
+impl Default for AppArgs {
+    fn default() -> Self {
+        Self {
+            scene: None,
+            substeps: 4,
+            size: (1280, 720),
+            frames: None,
+            screenshot_at: Vec::new(),
+            screenshot_dir: PathBuf::from("."),
+            report: None,
+            no_vsync: false,
+        }
     }
-    eprintln!();
-    let _: &Scene = &scene;
-    Ok(())
+}
+
+fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    let (w, h) = s.split_once(['x', 'X']).ok_or_else(|| format!("`{s}`: expected WIDTHxHEIGHT, e.g. 1280x720"))?;
+    let parse = |v: &str| v.trim().parse::<u32>().ok().filter(|&n| (64..=16384).contains(&n));
+    match (parse(w), parse(h)) {
+        (Some(w), Some(h)) => Ok((w, h)),
+        _ => Err(format!("`{s}`: width and height must be whole numbers in 64..=16384")),
+    }
+}
+
+/// One diagnostics sample in the report.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct ReportSample {
+    pub frame: u64,
+    pub step: u64,
+    pub max_per_cell: u32,
+    pub overflows: u32,
+    pub wall_clamps: u32,
+    pub non_finite: u32,
+}
+
+impl From<&driver::DiagSample> for ReportSample {
+    fn from(s: &driver::DiagSample) -> Self {
+        Self {
+            frame: s.frame,
+            step: s.step,
+            max_per_cell: s.diag.max_per_cell,
+            overflows: s.diag.overflows,
+            wall_clamps: s.diag.wall_clamps,
+            non_finite: s.diag.non_finite,
+        }
+    }
+}
+
+/// What `--report` writes at exit.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Report {
+    pub adapter: String,
+    pub surface_format: String,
+    pub timestamps: bool,
+    pub n_particles: u32,
+    pub n_fluid: u32,
+    pub frames: u64,
+    pub steps: u64,
+    pub diagnostics: Vec<ReportSample>,
+    /// Frames whose per-pass GPU times arrived.
+    pub profile_frames: Vec<u64>,
+    pub screenshots: Vec<String>,
+    /// The 3D view in pixels: [x0, y0, x1, y1] (the rest of the window is the panel).
+    pub viewport: [f32; 4],
+}
+
+struct App {
+    args: AppArgs,
+    scene: Option<LoadedScene>,
+    running: Option<Running>,
+    result: anyhow::Result<()>,
+}
+
+impl ApplicationHandler for App {
+    fn resumed(&mut self, event_loop: &ActiveEventLoop) {
+        if self.running.is_some() {
+            return;
+        }
+        let Some(scene) = self.scene.take() else { return };
+        match Running::new(event_loop, self.args.clone(), scene) {
+            Ok(r) => self.running = Some(r),
+            Err(e) => {
+                self.result = Err(e);
+                event_loop.exit();
+            }
+        }
+    }
+
+    fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
+        if let Some(r) = &mut self.running {
+            r.window_event(event_loop, event);
+        }
+    }
+
+    fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
+        if let Some(r) = &mut self.running {
+            r.about_to_wait(event_loop);
+        }
+    }
+
+    fn exiting(&mut self, _event_loop: &ActiveEventLoop) {
+        if let Some(mut r) = self.running.take()
+            && let Err(e) = r.finish()
+            && self.result.is_ok()
+        {
+            self.result = Err(e);
+        }
+    }
+}
+
+/// Opens the window and runs until it is closed (or `--frames` are done).
+pub fn run(args: AppArgs) -> anyhow::Result<()> {
+    // the scene first: a bad file is reported (exit code 2) before any window opens
+    let scene = LoadedScene::load(args.scene.as_deref())?;
+    log::info!("{}: {} fluid + {} boundary particles", scene.name, scene.state.n_fluid, scene.state.n_boundary());
+    let event_loop =
+        EventLoop::new().context("cannot open a window (no display? set DISPLAY or WAYLAND_DISPLAY, or run under xvfb-run)")?;
+    let mut app = App { args, scene: Some(scene), running: None, result: Ok(()) };
+    event_loop.run_app(&mut app).context("the event loop failed")?;
+    app.result
 }

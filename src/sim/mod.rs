@@ -11,6 +11,7 @@ pub mod layout;
 pub mod params;
 pub mod probe;
 pub mod profiler;
+pub mod readback;
 pub mod reorder;
 pub mod scan;
 pub mod scatter;

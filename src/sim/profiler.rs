@@ -81,20 +81,87 @@ impl Profiler {
             return profile;
         }
         let ticks: Vec<u64> = super::buffers::read_vec(device, queue, &self.resolve, self.used as usize);
-        let ns = |t: u64| t as f64 * self.period_ns as f64;
-        let mut step_span: BTreeMap<u64, (u64, u64)> = BTreeMap::new();
-        for (k, (label, step)) in self.labels.iter().zip(&self.steps).enumerate() {
-            let (b, e) = (ticks[2 * k], ticks[2 * k + 1]);
-            *profile.pass_ns.entry(label).or_default() += ns(e.saturating_sub(b));
-            let span = step_span.entry(*step).or_insert((b, e));
-            span.0 = span.0.min(b);
-            span.1 = span.1.max(e);
-        }
-        profile.steps = step_span.len() as u64;
-        profile.step_ns = step_span.values().map(|(b, e)| ns(e.saturating_sub(*b))).sum();
+        summarize(&mut profile, &self.labels, &self.steps, &ticks, self.period_ns);
         self.used = 0;
         self.labels.clear();
         self.steps.clear();
         profile
+    }
+}
+
+/// Adds the pass and step times of resolved `ticks` (begin, end per pair) to `profile`.
+fn summarize(profile: &mut Profile, labels: &[&'static str], steps: &[u64], ticks: &[u64], period_ns: f32) {
+    let ns = |t: u64| t as f64 * period_ns as f64;
+    let mut step_span: BTreeMap<u64, (u64, u64)> = BTreeMap::new();
+    for (k, (label, step)) in labels.iter().zip(steps).enumerate() {
+        let (b, e) = (ticks[2 * k], ticks[2 * k + 1]);
+        *profile.pass_ns.entry(label).or_default() += ns(e.saturating_sub(b));
+        let span = step_span.entry(*step).or_insert((b, e));
+        span.0 = span.0.min(b);
+        span.1 = span.1.max(e);
+    }
+    profile.steps = step_span.len() as u64;
+    profile.step_ns = step_span.values().map(|(b, e)| ns(e.saturating_sub(*b))).sum();
+}
+
+/// The passes whose timestamps one [`Profiler::resolve_into`] copied out: turns the ticks read
+/// back later (asynchronously) into a [`Profile`].
+#[derive(Clone, Debug)]
+pub struct ProfileBatch {
+    labels: Vec<&'static str>,
+    steps: Vec<u64>,
+    period_ns: f32,
+    dropped: u32,
+}
+
+impl ProfileBatch {
+    /// Bytes of resolved timestamps the batch copied.
+    pub fn bytes(&self) -> u64 {
+        self.labels.len() as u64 * 16
+    }
+
+    /// The profile of the batch from its ticks (`bytes()` bytes read back).
+    pub fn profile(&self, ticks: &[u64]) -> Profile {
+        let mut profile = Profile { dropped: self.dropped, ..Default::default() };
+        if ticks.len() >= self.labels.len() * 2 {
+            summarize(&mut profile, &self.labels, &self.steps, ticks, self.period_ns);
+        }
+        profile
+    }
+}
+
+/// Non-blocking use (the app's frame loop): resolve into a buffer the caller maps later.
+impl Profiler {
+    /// Bytes a [`Profiler::resolve_into`] may copy at most.
+    pub fn capacity_bytes(&self) -> u64 {
+        self.capacity as u64 * 8
+    }
+
+    /// Resolves the timestamps recorded since the last reset, copies them into `dst` at
+    /// `offset` (a `COPY_DST` buffer of at least [`Profiler::capacity_bytes`] from `offset`)
+    /// and starts over. None when nothing was recorded.
+    pub fn resolve_into(&mut self, encoder: &mut wgpu::CommandEncoder, dst: &wgpu::Buffer, offset: u64) -> Option<ProfileBatch> {
+        if self.used == 0 {
+            self.dropped = 0;
+            return None;
+        }
+        encoder.resolve_query_set(&self.queries, 0..self.used, &self.resolve, 0);
+        encoder.copy_buffer_to_buffer(&self.resolve, 0, dst, offset, self.used as u64 * 8);
+        let batch = ProfileBatch {
+            labels: std::mem::take(&mut self.labels),
+            steps: std::mem::take(&mut self.steps),
+            period_ns: self.period_ns,
+            dropped: std::mem::take(&mut self.dropped),
+        };
+        self.used = 0;
+        Some(batch)
+    }
+
+    /// Forgets the timestamps recorded since the last read (a frame that is not read back).
+    pub fn reset(&mut self) {
+        self.used = 0;
+        self.labels.clear();
+        self.steps.clear();
+        self.dropped = 0;
     }
 }

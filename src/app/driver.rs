@@ -1,0 +1,202 @@
+//! The simulation side of a frame, without a window: records the frame's steps, and every 60th
+//! frame the copy of the diagnostics words (every 10th the per-pass timestamps) into staging
+//! buffers that are mapped asynchronously. [`Driver::poll`] takes what has arrived without ever
+//! waiting on the GPU. Used by the window loop and, headless, by the tests.
+
+use crate::sim::Sim;
+use crate::sim::params::Diagnostics;
+use crate::sim::profiler::{Profile, ProfileBatch};
+use crate::sim::readback::{self, Readback};
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+/// Frames between two diagnostics readbacks.
+pub const DIAGNOSTICS_EVERY: u64 = 60;
+/// Frames between two timestamp readbacks.
+pub const TIMESTAMPS_EVERY: u64 = 10;
+/// Most steps one frame may run (the profiler has room for this many).
+pub const MAX_SUBSTEPS: u32 = 32;
+/// How long the diagnostics history keeps samples.
+pub const HISTORY: Duration = Duration::from_secs(300);
+
+/// Diagnostics words as they were at the end of one frame.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DiagSample {
+    /// Frame (1-based) whose steps produced the words.
+    pub frame: u64,
+    /// Steps completed by the end of that frame.
+    pub step: u64,
+    pub diag: Diagnostics,
+    /// Cell capacity in force for that frame.
+    pub capacity: u32,
+    /// Whether the grid diagnostics were compiled in for that frame.
+    pub grid_diagnostics: bool,
+    /// Wall time of the frame since the driver started.
+    pub at: Duration,
+}
+
+/// Tag of a diagnostics readback.
+#[derive(Clone, Copy, Debug)]
+struct DiagTag {
+    frame: u64,
+    step: u64,
+    capacity: u32,
+    grid_diagnostics: bool,
+    at: Duration,
+    generation: u64,
+}
+
+/// Per-pass GPU times of one frame.
+#[derive(Clone, Debug)]
+pub struct ProfileSample {
+    pub frame: u64,
+    pub profile: Profile,
+}
+
+pub struct Driver {
+    sim: Sim,
+    /// Frames recorded so far.
+    frame: u64,
+    /// Bumped when the simulation is replaced: readbacks of an older one are dropped.
+    generation: u64,
+    diag: Readback<DiagTag>,
+    timestamps: Option<Readback<(u64, u64, ProfileBatch)>>,
+    start: Instant,
+    pub latest: Option<DiagSample>,
+    pub history: VecDeque<DiagSample>,
+    pub profile: Option<ProfileSample>,
+}
+
+impl Driver {
+    /// Wraps `sim`; with `timestamps` (the adapter has TIMESTAMP_QUERY) per-pass times are
+    /// measured on every 10th frame.
+    pub fn new(device: &wgpu::Device, mut sim: Sim, timestamps: bool) -> Self {
+        let diag = Readback::new(device, "app.readback.diagnostics", std::mem::size_of::<Diagnostics>() as u64, 3);
+        let timestamps = timestamps.then(|| {
+            sim.enable_profiling(MAX_SUBSTEPS);
+            Readback::new(device, "app.readback.timestamps", sim.profile_bytes(), 3)
+        });
+        Self {
+            sim,
+            frame: 0,
+            generation: 0,
+            diag,
+            timestamps,
+            start: Instant::now(),
+            latest: None,
+            history: VecDeque::new(),
+            profile: None,
+        }
+    }
+
+    pub fn sim(&self) -> &Sim {
+        &self.sim
+    }
+
+    pub fn sim_mut(&mut self) -> &mut Sim {
+        &mut self.sim
+    }
+
+    /// Replaces the simulation (reset, scene reload); frame numbers go on, the history is kept
+    /// and readbacks still in flight for the old one are dropped when they arrive.
+    pub fn replace_sim(&mut self, mut sim: Sim) {
+        if self.timestamps.is_some() {
+            sim.enable_profiling(MAX_SUBSTEPS);
+        }
+        self.sim = sim;
+        self.generation += 1;
+        self.profile = None;
+    }
+
+    /// Frames recorded so far (the number of the last one).
+    pub fn frame(&self) -> u64 {
+        self.frame
+    }
+
+    /// Readbacks still in flight.
+    pub fn in_flight(&self) -> usize {
+        self.diag.in_flight() + self.timestamps.as_ref().map_or(0, |t| t.in_flight())
+    }
+
+    /// Records the next frame's `steps` steps (at most [`MAX_SUBSTEPS`]) and, on its frames,
+    /// the readback copies. Call [`Driver::submitted`] after submitting `encoder`.
+    pub fn record_frame(&mut self, encoder: &mut wgpu::CommandEncoder, steps: u32) {
+        self.frame += 1;
+        let frame = self.frame;
+        self.sim.record_steps(encoder, steps.min(MAX_SUBSTEPS));
+        if frame.is_multiple_of(DIAGNOSTICS_EVERY) {
+            let tag = DiagTag {
+                frame,
+                step: self.sim.steps(),
+                capacity: self.sim.options().capacity,
+                grid_diagnostics: self.sim.options().diagnostics,
+                at: self.start.elapsed(),
+                generation: self.generation,
+            };
+            match self.diag.reserve(tag) {
+                Some(dst) => self.sim.record_diagnostics_copy(encoder, dst, 0),
+                None => log::warn!("frame {frame}: all diagnostics staging buffers are still in flight; skipping this readback"),
+            }
+        }
+        let sim = &mut self.sim;
+        if let Some(ts) = &mut self.timestamps {
+            if frame.is_multiple_of(TIMESTAMPS_EVERY) && steps > 0 {
+                let generation = self.generation;
+                ts.record_with(|dst| sim.record_profile_copy(encoder, dst, 0).map(|batch| (frame, generation, batch)));
+            }
+            // whatever was not copied out (other frames, or no staging buffer free) is dropped,
+            // so each frame starts with an empty query set
+            sim.reset_profile();
+        }
+    }
+
+    /// Asks for the mappings of this frame's copies; call right after the submit.
+    pub fn submitted(&mut self) {
+        self.diag.submitted();
+        if let Some(ts) = &mut self.timestamps {
+            ts.submitted();
+        }
+    }
+
+    /// Takes the readbacks that have completed, without waiting; returns the diagnostics
+    /// samples that arrived (oldest first). Polls the device (non-blocking).
+    pub fn poll(&mut self, device: &wgpu::Device) -> Vec<DiagSample> {
+        if let Err(e) = device.poll(wgpu::PollType::Poll) {
+            log::warn!("device poll: {e}");
+        }
+        let mut arrived = Vec::new();
+        for (tag, bytes) in self.diag.take_ready() {
+            if tag.generation != self.generation {
+                continue;
+            }
+            let sample = DiagSample {
+                frame: tag.frame,
+                step: tag.step,
+                diag: readback::diagnostics_from(&bytes),
+                capacity: tag.capacity,
+                grid_diagnostics: tag.grid_diagnostics,
+                at: tag.at,
+            };
+            self.history.push_back(sample.clone());
+            self.latest = Some(sample.clone());
+            arrived.push(sample);
+        }
+        while let Some(first) = self.history.front() {
+            let newest = self.history.back().map_or(Duration::ZERO, |s| s.at);
+            if newest.saturating_sub(first.at) > HISTORY {
+                self.history.pop_front();
+            } else {
+                break;
+            }
+        }
+        if let Some(ts) = &mut self.timestamps {
+            for ((frame, generation, batch), bytes) in ts.take_ready() {
+                if generation == self.generation {
+                    let ticks = readback::ticks_from(&bytes[..batch.bytes().min(bytes.len() as u64) as usize]);
+                    self.profile = Some(ProfileSample { frame, profile: batch.profile(&ticks) });
+                }
+            }
+        }
+        arrived
+    }
+}

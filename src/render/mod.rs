@@ -1,0 +1,278 @@
+//! Drawing the simulation: sphere sprites straight from the particle buffers, the domain box as
+//! lines, an orbit camera and the colormaps. One render pass per frame (`render.scene`); the
+//! egui pass follows it in the same encoder.
+
+pub mod camera;
+pub mod colormap;
+pub mod lines;
+pub mod sprites;
+pub mod uniforms;
+
+use crate::sim::buffers::ParticleSet;
+use crate::sim::params::SimParams;
+use colormap::Colormap;
+use uniforms::{COLORMAP_LEN, FrameUniforms};
+
+pub const RENDER_COMMON: &str = include_str!("../../shaders/render_common.wgsl");
+pub const SPRITES: &str = include_str!("../../shaders/sprites.wgsl");
+pub const LINES: &str = include_str!("../../shaders/lines.wgsl");
+
+pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+
+/// Background of the 3D view (sRGB).
+pub const BACKGROUND: [u8; 3] = [14, 17, 24];
+
+/// sprites.wgsl with the shared uniform block prepended.
+pub fn sprites_source() -> String {
+    format!("{RENDER_COMMON}\n{SPRITES}")
+}
+
+/// lines.wgsl with the shared uniform block prepended.
+pub fn lines_source() -> String {
+    format!("{RENDER_COMMON}\n{LINES}")
+}
+
+/// What the particle colour shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColorMode {
+    Speed,
+    Density,
+    Pressure,
+}
+
+impl ColorMode {
+    pub const ALL: [ColorMode; 3] = [ColorMode::Speed, ColorMode::Density, ColorMode::Pressure];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ColorMode::Speed => "speed",
+            ColorMode::Density => "density",
+            ColorMode::Pressure => "pressure",
+        }
+    }
+
+    pub fn unit(self) -> &'static str {
+        match self {
+            ColorMode::Speed => "m/s",
+            ColorMode::Density => "kg/m³",
+            ColorMode::Pressure => "Pa",
+        }
+    }
+
+    pub fn colormap(self) -> Colormap {
+        match self {
+            ColorMode::Speed => Colormap::Viridis,
+            ColorMode::Density | ColorMode::Pressure => Colormap::CoolWarm,
+        }
+    }
+
+    fn index(self) -> u32 {
+        match self {
+            ColorMode::Speed => 0,
+            ColorMode::Density => 1,
+            ColorMode::Pressure => 2,
+        }
+    }
+
+    /// A range that suits the scene: speeds up to the free-fall speed from the fluid's height
+    /// (c / 10 with the automatic stiffness), densities ρ0 ± 2 %, pressures ± the hydrostatic
+    /// pressure of that height.
+    pub fn default_range(self, params: &SimParams) -> (f32, f32) {
+        let v = (params.sound_speed / 10.0).max(1e-3);
+        let g = glam::Vec3::from(params.gravity).length().max(1e-3);
+        let height = v * v / (2.0 * g);
+        match self {
+            ColorMode::Speed => (0.0, v),
+            ColorMode::Density => (params.rest_density * 0.98, params.rest_density * 1.02),
+            ColorMode::Pressure => {
+                let p = (params.rest_density * g * height).max(1e-3);
+                (-p, p)
+            }
+        }
+    }
+}
+
+/// The user's view choices, applied each frame.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ViewSettings {
+    pub camera: camera::OrbitCamera,
+    pub color_mode: ColorMode,
+    /// Values at the ends of the colormap, per mode (speed, density, pressure).
+    pub ranges: [(f32, f32); 3],
+    pub show_boundary: bool,
+    pub show_box: bool,
+}
+
+impl ViewSettings {
+    pub fn new(params: &SimParams, aspect: f32) -> Self {
+        Self {
+            camera: camera::OrbitCamera::frame(params.domain_min.into(), params.domain_max.into(), aspect),
+            color_mode: ColorMode::Speed,
+            ranges: ColorMode::ALL.map(|m| m.default_range(params)),
+            show_boundary: false,
+            show_box: true,
+        }
+    }
+
+    pub fn range(&self) -> (f32, f32) {
+        self.ranges[self.color_mode.index() as usize]
+    }
+
+    pub fn range_mut(&mut self) -> &mut (f32, f32) {
+        &mut self.ranges[self.color_mode.index() as usize]
+    }
+
+    /// The uniform block for a viewport of `aspect`.
+    pub fn uniforms(&self, params: &SimParams, aspect: f32) -> FrameUniforms {
+        let (lo, hi) = self.range();
+        let spacing = params.h / crate::sim::params::SUPPORT_OVER_SPACING;
+        FrameUniforms {
+            view: self.camera.view().to_cols_array_2d(),
+            proj: self.camera.proj(aspect).to_cols_array_2d(),
+            domain_min: params.domain_min,
+            radius: spacing * 0.5,
+            domain_max: params.domain_max,
+            color_mode: self.color_mode.index(),
+            range_lo: lo,
+            range_hi: hi,
+            rest_density: params.rest_density,
+            stiffness: params.stiffness,
+            show_boundary: self.show_boundary as u32,
+            colormap_len: COLORMAP_LEN as u32,
+            _pad0: 0,
+            _pad1: 0,
+            box_color: [0.16, 0.18, 0.22, 1.0],
+            colormap: self.color_mode.colormap().linear_table(),
+        }
+    }
+}
+
+/// A rectangle of the window in physical pixels.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Viewport {
+    pub x: f32,
+    pub y: f32,
+    pub width: f32,
+    pub height: f32,
+}
+
+impl Viewport {
+    pub fn aspect(&self) -> f32 {
+        self.width / self.height.max(1.0)
+    }
+}
+
+/// Pipelines and per-window resources of the 3D view.
+pub struct Renderer {
+    uniforms: wgpu::Buffer,
+    bind_group: wgpu::BindGroup,
+    sprites: wgpu::RenderPipeline,
+    lines: wgpu::RenderPipeline,
+    depth: Option<(wgpu::TextureView, [u32; 2])>,
+}
+
+impl Renderer {
+    pub fn new(device: &wgpu::Device, color: wgpu::TextureFormat) -> Self {
+        let uniforms = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("render.frame"),
+            size: std::mem::size_of::<FrameUniforms>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let bgl = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("render.frame"),
+            entries: &[wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
+                ty: wgpu::BindingType::Buffer { ty: wgpu::BufferBindingType::Uniform, has_dynamic_offset: false, min_binding_size: None },
+                count: None,
+            }],
+        });
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("render.frame"),
+            layout: &bgl,
+            entries: &[wgpu::BindGroupEntry { binding: 0, resource: uniforms.as_entire_binding() }],
+        });
+        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("render"),
+            bind_group_layouts: &[Some(&bgl)],
+            immediate_size: 0,
+        });
+        Self {
+            sprites: sprites::pipeline(device, &layout, color),
+            lines: lines::pipeline(device, &layout, color),
+            uniforms,
+            bind_group,
+            depth: None,
+        }
+    }
+
+    fn depth_view(&mut self, device: &wgpu::Device, size: [u32; 2]) -> wgpu::TextureView {
+        if let Some((view, s)) = &self.depth
+            && *s == size
+        {
+            return view.clone();
+        }
+        let texture = device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("render.depth"),
+            size: wgpu::Extent3d { width: size[0].max(1), height: size[1].max(1), depth_or_array_layers: 1 },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: DEPTH_FORMAT,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+            view_formats: &[],
+        });
+        let view = texture.create_view(&wgpu::TextureViewDescriptor { label: Some("render.depth"), ..Default::default() });
+        self.depth = Some((view.clone(), size));
+        view
+    }
+
+    /// Records the scene pass: clear, box, sprites of the first `n` particles of `set`, in
+    /// `viewport` of a `size` target.
+    pub fn record(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        encoder: &mut wgpu::CommandEncoder,
+        target: &wgpu::TextureView,
+        size: [u32; 2],
+        viewport: Viewport,
+        frame: &FrameUniforms,
+        draw: Option<(&ParticleSet, u32)>,
+        show_box: bool,
+        timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
+    ) {
+        queue.write_buffer(&self.uniforms, 0, bytemuck::bytes_of(frame));
+        let depth = self.depth_view(device, size);
+        let [r, g, b] = BACKGROUND.map(|c| colormap::srgb_to_linear(c as f32 / 255.0) as f64);
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("render.scene"),
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view: target,
+                depth_slice: None,
+                resolve_target: None,
+                ops: wgpu::Operations { load: wgpu::LoadOp::Clear(wgpu::Color { r, g, b, a: 1.0 }), store: wgpu::StoreOp::Store },
+            })],
+            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                view: &depth,
+                depth_ops: Some(wgpu::Operations { load: wgpu::LoadOp::Clear(1.0), store: wgpu::StoreOp::Discard }),
+                stencil_ops: None,
+            }),
+            timestamp_writes,
+            occlusion_query_set: None,
+            multiview_mask: None,
+        });
+        if viewport.width < 1.0 || viewport.height < 1.0 {
+            return;
+        }
+        pass.set_viewport(viewport.x, viewport.y, viewport.width, viewport.height, 0.0, 1.0);
+        pass.set_bind_group(0, &self.bind_group, &[]);
+        if show_box {
+            lines::draw(&mut pass, &self.lines);
+        }
+        if let Some((set, n)) = draw {
+            sprites::draw(&mut pass, &self.sprites, set, n);
+        }
+    }
+}

@@ -1,0 +1,356 @@
+//! The egui panel: performance, per-pass GPU times, grid diagnostics with their history, the
+//! live simulation controls and the view settings. The panel only edits [`Controls`] and
+//! [`ViewSettings`] and returns [`Action`]s; the app applies them between frames.
+
+pub mod history;
+pub mod legend;
+
+use crate::app::driver::{DiagSample, MAX_SUBSTEPS, ProfileSample};
+use crate::render::{ColorMode, ViewSettings};
+use crate::sim::SimOptions;
+use crate::sim::layout::{CellOrder, GridLayout};
+use crate::sim::params::SimParams;
+use crate::sim::profiler::PASSES;
+use std::collections::VecDeque;
+
+/// What the user can change while the simulation runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Controls {
+    pub options: SimOptions,
+    /// Simulation steps per frame.
+    pub substeps: u32,
+    pub paused: bool,
+}
+
+/// One-off requests from the panel or the keyboard.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Run one step (while paused).
+    Step,
+    /// Restart the scene from its initial state.
+    Reset,
+    /// Read the scene file again.
+    Reload,
+    /// Frame the scene in the view.
+    ResetCamera,
+    /// Save a PNG of the window.
+    Screenshot,
+}
+
+/// Which side the panel is docked on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dock {
+    Left,
+    Right,
+}
+
+/// Panel state that lives across frames.
+pub struct PanelState {
+    pub dock: Dock,
+    pub visible: bool,
+}
+
+impl Default for PanelState {
+    fn default() -> Self {
+        Self { dock: Dock::Right, visible: true }
+    }
+}
+
+/// What the panel shows (read-only).
+pub struct Readout<'a> {
+    pub scene_name: &'a str,
+    /// The scene file, when there is one (reload and watching work on it).
+    pub scene_file: Option<&'a str>,
+    /// The last reload or option change that failed: the old scene or options keep running.
+    pub error: Option<&'a str>,
+    pub adapter: &'a str,
+    pub fps: f32,
+    pub steps_per_second: f32,
+    pub frame: u64,
+    pub steps: u64,
+    pub n_fluid: u32,
+    pub n_boundary: u32,
+    pub params: &'a SimParams,
+    pub grid: &'a GridLayout,
+    pub timestamps: bool,
+    pub profile: Option<&'a ProfileSample>,
+    pub latest: Option<&'a DiagSample>,
+    pub history: &'a VecDeque<DiagSample>,
+    pub screenshots: Option<&'a str>,
+}
+
+/// The plain-words warning for a diagnostics sample, if it calls for one.
+pub fn overflow_warning(s: &DiagSample) -> Option<String> {
+    (s.grid_diagnostics && s.diag.max_per_cell > s.capacity).then(|| {
+        format!(
+            "cells hold up to {} particles, capacity {}: cell size too large for this density ({} particles over capacity)",
+            s.diag.max_per_cell, s.capacity, s.diag.overflows
+        )
+    })
+}
+
+/// The panel (docked side panel, resizable). Returns the actions the user asked for.
+pub fn show(ui: &mut egui::Ui, state: &mut PanelState, controls: &mut Controls, view: &mut ViewSettings, r: &Readout) -> Vec<Action> {
+    let mut actions = Vec::new();
+    if !state.visible {
+        return actions;
+    }
+    let panel = match state.dock {
+        Dock::Left => egui::Panel::left("rillet.panel"),
+        Dock::Right => egui::Panel::right("rillet.panel"),
+    };
+    panel.resizable(true).default_size(330.0).min_size(240.0).show(ui, |ui| {
+        egui::ScrollArea::vertical().show(ui, |ui| {
+            header(ui, r, &mut actions);
+            ui.separator();
+            performance(ui, r);
+            ui.separator();
+            diagnostics(ui, r, controls);
+            ui.separator();
+            simulation(ui, controls, r, &mut actions);
+            ui.separator();
+            view_settings(ui, state, view, r, &mut actions);
+            ui.separator();
+            egui::CollapsingHeader::new("Keys and mouse").default_open(false).show(ui, |ui| {
+                ui.small(
+                    "drag: rotate · right-drag: pan · wheel: zoom · C: frame the scene\n\
+                     Space: pause · N: one step · Backspace: reset · F5: reload scene\n\
+                     1/2/3: colour by speed/density/pressure · B: boundary particles\n\
+                     Tab: hide panel · F12: screenshot",
+                );
+            });
+        });
+    });
+    actions
+}
+
+fn header(ui: &mut egui::Ui, r: &Readout, actions: &mut Vec<Action>) {
+    ui.horizontal(|ui| {
+        ui.heading("Rillet");
+        ui.label(egui::RichText::new(r.scene_name).strong());
+    });
+    ui.horizontal(|ui| {
+        match r.scene_file {
+            Some(f) => ui.small(format!("{f} (watched)")),
+            None => ui.small("built-in scene"),
+        };
+        if ui.button("Reload").on_hover_text("read the scene file again (F5)").clicked() {
+            actions.push(Action::Reload);
+        }
+    });
+    if let Some(e) = r.error {
+        ui.colored_label(egui::Color32::from_rgb(255, 110, 100), format!("⚠ {e}"));
+    }
+}
+
+fn performance(ui: &mut egui::Ui, r: &Readout) {
+    egui::Grid::new("perf").num_columns(2).striped(true).show(ui, |ui| {
+        ui.label("frames per second");
+        ui.monospace(format!("{:.1}", r.fps));
+        ui.end_row();
+        ui.label("steps per second");
+        ui.monospace(format!("{:.1}", r.steps_per_second));
+        ui.end_row();
+        ui.label("particles");
+        ui.monospace(format!("{} fluid + {} boundary", r.n_fluid, r.n_boundary));
+        ui.end_row();
+        ui.label("frame · step");
+        ui.monospace(format!("{} · {}", r.frame, r.steps));
+        ui.end_row();
+        ui.label("simulated time");
+        ui.monospace(format!("{:.3} s", r.steps as f64 * r.params.dt as f64));
+        ui.end_row();
+    });
+    ui.small(r.adapter);
+
+    egui::CollapsingHeader::new("GPU time per step").default_open(true).show(ui, |ui| {
+        let profile = r.profile.filter(|_| r.timestamps);
+        egui::Grid::new("passes").num_columns(2).striped(true).show(ui, |ui| {
+            for label in PASSES {
+                ui.monospace(label);
+                let text = match profile.map(|p| p.profile.per_step_ms(label)) {
+                    _ if !r.timestamps => "n/a".to_string(),
+                    Some(Some(ms)) => format!("{ms:.3} ms"),
+                    Some(None) => "–".to_string(),
+                    None => "…".to_string(),
+                };
+                ui.monospace(text);
+                ui.end_row();
+            }
+            ui.strong("step");
+            ui.monospace(match profile {
+                _ if !r.timestamps => "n/a".to_string(),
+                Some(p) => format!("{:.3} ms", p.profile.step_ms()),
+                None => "…".to_string(),
+            });
+            ui.end_row();
+        });
+        if !r.timestamps {
+            ui.small("n/a: this adapter has no timestamp queries");
+        } else if let Some(p) = profile {
+            ui.small(format!("measured on frame {} ({} steps; every 10 frames)", p.frame, p.profile.steps));
+        }
+    });
+}
+
+fn diagnostics(ui: &mut egui::Ui, r: &Readout, controls: &Controls) {
+    ui.strong("Grid diagnostics");
+    match r.latest {
+        None => {
+            ui.weak("waiting for the first readback (every 60 frames)");
+        }
+        Some(s) => {
+            egui::Grid::new("diag").num_columns(2).striped(true).show(ui, |ui| {
+                let grid_words = |v: u32| if s.grid_diagnostics { v.to_string() } else { "off".to_string() };
+                ui.label("max particles per cell");
+                ui.monospace(grid_words(s.diag.max_per_cell));
+                ui.end_row();
+                ui.label(format!("overflows over capacity {}", s.capacity));
+                ui.monospace(grid_words(s.diag.overflows));
+                ui.end_row();
+                ui.label("wall clamps (total)");
+                ui.monospace(s.diag.wall_clamps.to_string());
+                ui.end_row();
+                ui.label("non-finite particles (total)");
+                ui.monospace(s.diag.non_finite.to_string());
+                ui.end_row();
+            });
+            ui.small(format!("from frame {} (step {})", s.frame, s.step));
+            if let Some(w) = overflow_warning(s) {
+                ui.colored_label(egui::Color32::from_rgb(255, 190, 80), format!("⚠ {w}"));
+            }
+            if s.diag.non_finite > 0 {
+                ui.colored_label(
+                    egui::Color32::from_rgb(255, 110, 100),
+                    format!(
+                        "⚠ {} particle updates were not finite and were discarded: the time step is too large for this stiffness",
+                        s.diag.non_finite
+                    ),
+                );
+            }
+        }
+    }
+    let g = r.grid;
+    let order = match g.order {
+        CellOrder::Morton => "Morton (Z-order)",
+        CellOrder::Linear => "linear (row by row)",
+    };
+    ui.small(format!(
+        "{order} · {}×{}×{} cells ({} indexed) · search ±{} cells",
+        g.dims[0], g.dims[1], g.dims[2], g.num_cells, r.params.search_range
+    ));
+    let p = r.params;
+    let cfl = p.dt * p.sound_speed / p.h;
+    let text = format!("CFL dt·c/h = {cfl:.3} (c = {:.1} m/s, dt = {:.1e} s)", p.sound_speed, p.dt);
+    if cfl > 0.4 {
+        ui.colored_label(egui::Color32::from_rgb(255, 190, 80), format!("⚠ {text}: above 0.4, the step may be unstable"));
+    } else {
+        ui.small(text);
+    }
+    if !controls.options.diagnostics {
+        ui.small("grid diagnostics are off (the count pass runs without them)");
+    }
+    history::show(ui, r.history);
+}
+
+fn simulation(ui: &mut egui::Ui, c: &mut Controls, r: &Readout, actions: &mut Vec<Action>) {
+    ui.strong("Simulation");
+    ui.horizontal(|ui| {
+        let label = if c.paused { "Run" } else { "Pause" };
+        if ui.button(label).on_hover_text("Space").clicked() {
+            c.paused = !c.paused;
+        }
+        if ui.add_enabled(c.paused, egui::Button::new("Step")).on_hover_text("one step (N)").clicked() {
+            actions.push(Action::Step);
+        }
+        if ui.button("Reset").on_hover_text("back to the initial state (Backspace)").clicked() {
+            actions.push(Action::Reset);
+        }
+    });
+    ui.add(egui::Slider::new(&mut c.substeps, 1..=MAX_SUBSTEPS).text("steps per frame"));
+    let o = &mut c.options;
+    ui.add(egui::Slider::new(&mut o.cell_size, 0.5..=2.0).step_by(0.05).text("cell size × h"))
+        .on_hover_text(format!("h = {} m; smaller cells search more of them, larger ones hold more particles", r.params.h));
+    ui.add(egui::Slider::new(&mut o.reorder_interval, 0..=64).text("reorder every (steps)")).on_hover_text("0 = never");
+    let mut morton = o.order == CellOrder::Morton;
+    if ui.checkbox(&mut morton, "Morton cell order").changed() {
+        o.order = if morton { CellOrder::Morton } else { CellOrder::Linear };
+    }
+    ui.checkbox(&mut o.diagnostics, "grid diagnostics (max per cell, overflows)");
+    ui.horizontal(|ui| {
+        ui.add(egui::DragValue::new(&mut o.capacity).range(1..=1_000_000).speed(1.0));
+        ui.label("cell capacity (particles)");
+    });
+}
+
+fn view_settings(ui: &mut egui::Ui, state: &mut PanelState, view: &mut ViewSettings, r: &Readout, actions: &mut Vec<Action>) {
+    ui.strong("View");
+    ui.horizontal(|ui| {
+        ui.label("colour by");
+        for mode in ColorMode::ALL {
+            ui.selectable_value(&mut view.color_mode, mode, mode.name());
+        }
+    });
+    let defaults = view.color_mode.default_range(r.params);
+    legend::show(ui, view, defaults);
+    ui.checkbox(&mut view.show_boundary, "show boundary particles (B)");
+    ui.checkbox(&mut view.show_box, "show the domain box");
+    ui.horizontal(|ui| {
+        if ui.button("Frame the scene").on_hover_text("C").clicked() {
+            actions.push(Action::ResetCamera);
+        }
+        if ui.button("Screenshot").on_hover_text("F12").clicked() {
+            actions.push(Action::Screenshot);
+        }
+    });
+    if let Some(s) = r.screenshots {
+        ui.small(s);
+    }
+    ui.horizontal(|ui| {
+        ui.label("dock panel");
+        ui.selectable_value(&mut state.dock, Dock::Left, "left");
+        ui.selectable_value(&mut state.dock, Dock::Right, "right");
+    });
+}
+
+/// Keyboard shortcuts (ignored while egui has keyboard focus, e.g. a value being typed).
+pub fn keys(ctx: &egui::Context, state: &mut PanelState, controls: &mut Controls, view: &mut ViewSettings) -> Vec<Action> {
+    let mut actions = Vec::new();
+    if ctx.egui_wants_keyboard_input() {
+        return actions;
+    }
+    ctx.input(|i| {
+        use egui::Key;
+        if i.key_pressed(Key::Space) {
+            controls.paused = !controls.paused;
+        }
+        if i.key_pressed(Key::N) {
+            controls.paused = true;
+            actions.push(Action::Step);
+        }
+        if i.key_pressed(Key::Backspace) {
+            actions.push(Action::Reset);
+        }
+        if i.key_pressed(Key::F5) {
+            actions.push(Action::Reload);
+        }
+        if i.key_pressed(Key::C) {
+            actions.push(Action::ResetCamera);
+        }
+        if i.key_pressed(Key::F12) {
+            actions.push(Action::Screenshot);
+        }
+        if i.key_pressed(Key::B) {
+            view.show_boundary = !view.show_boundary;
+        }
+        if i.key_pressed(Key::Tab) {
+            state.visible = !state.visible;
+        }
+        for (key, mode) in [(Key::Num1, ColorMode::Speed), (Key::Num2, ColorMode::Density), (Key::Num3, ColorMode::Pressure)] {
+            if i.key_pressed(key) {
+                view.color_mode = mode;
+            }
+        }
+    });
+    actions
+}
