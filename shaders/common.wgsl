@@ -51,30 +51,25 @@ fn cell_index(c: vec3<i32>) -> u32 {
     return cell_lut[u.x] + cell_lut[g.x + u.y] + cell_lut[g.x + g.y + u.z];
 }
 
-// Cubic spline (Monaghan), support radius h; docs/PHYSICS.md.
-fn kernel_w(r: f32) -> f32 {
-    let q = r / params.h;
+// Cubic spline (Monaghan), support radius h; docs/PHYSICS.md. The loops work in q = r / h and
+// leave the constant factors out of the sum (applied once per particle, not per neighbour):
+//   W(r)          = kernel_norm * kernel_w_q(q)
+//   dW/dr(r) / r  = kernel_norm * 6 / h^2 * kernel_grad_q(q)
+fn kernel_w_q(q: f32) -> f32 {
     if q <= 0.5 {
-        return params.kernel_norm * (6.0 * q * q * (q - 1.0) + 1.0);
+        return 6.0 * q * q * (q - 1.0) + 1.0;
     }
-    if q <= 1.0 {
-        let a = 1.0 - q;
-        return params.kernel_norm * 2.0 * a * a * a;
-    }
-    return 0.0;
+    let a = max(1.0 - q, 0.0);
+    return 2.0 * a * a * a;
 }
 
-fn kernel_dw(r: f32) -> f32 {
-    let q = r / params.h;
-    let s = params.kernel_norm * 6.0 / params.h;
+// (dW/dr) / r without the factor kernel_norm * 6 / h^2: (3q - 2) below q = 1/2, -(1-q)^2 / q above.
+fn kernel_grad_q(q: f32) -> f32 {
     if q <= 0.5 {
-        return s * q * (3.0 * q - 2.0);
+        return 3.0 * q - 2.0;
     }
-    if q <= 1.0 {
-        let a = 1.0 - q;
-        return -s * a * a;
-    }
-    return 0.0;
+    let a = max(1.0 - q, 0.0);
+    return -a * a / q;
 }
 
 // Tait equation, gamma = 7, negative pressure clamped away.
