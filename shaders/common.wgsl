@@ -44,42 +44,51 @@ fn cell_coord(x: vec3<f32>) -> vec3<i32> {
 
 // The only place a cell coordinate becomes an index. Clamps into the grid (particles outside it
 // land in the border cells), then maps through the order tables: linear and Morton orders are
-// both a sum of one entry per axis.
+// both a sum of one entry per axis (src/sim/layout.rs), which the neighbour loop uses to hoist
+// the y and z parts out of its inner loops (`cell_part_*` below, on coordinates inside the grid).
 fn cell_index(c: vec3<i32>) -> u32 {
     let g = params.grid_dims;
     let u = vec3<u32>(clamp(c, vec3<i32>(0), vec3<i32>(g) - vec3<i32>(1)));
-    return cell_lut[u.x] + cell_lut[g.x + u.y] + cell_lut[g.x + g.y + u.z];
+    return cell_part_x(u.x) + cell_part_y(u.y) + cell_part_z(u.z);
 }
 
-// Cubic spline (Monaghan), support radius h; docs/PHYSICS.md.
-fn kernel_w(r: f32) -> f32 {
-    let q = r / params.h;
+fn cell_part_x(x: u32) -> u32 {
+    return cell_lut[x];
+}
+
+fn cell_part_y(y: u32) -> u32 {
+    return cell_lut[params.grid_dims.x + y];
+}
+
+fn cell_part_z(z: u32) -> u32 {
+    return cell_lut[params.grid_dims.x + params.grid_dims.y + z];
+}
+
+// Cubic spline (Monaghan), support radius h; docs/PHYSICS.md. The loops work in q = r / h and
+// leave the constant factors out of the sum (applied once per particle, not per neighbour):
+//   W(r)          = kernel_norm * kernel_w_q(q)
+//   dW/dr(r) / r  = kernel_norm * 6 / h^2 * kernel_grad_q(q)
+fn kernel_w_q(q: f32) -> f32 {
     if q <= 0.5 {
-        return params.kernel_norm * (6.0 * q * q * (q - 1.0) + 1.0);
+        return 6.0 * q * q * (q - 1.0) + 1.0;
     }
-    if q <= 1.0 {
-        let a = 1.0 - q;
-        return params.kernel_norm * 2.0 * a * a * a;
-    }
-    return 0.0;
+    let a = max(1.0 - q, 0.0);
+    return 2.0 * a * a * a;
 }
 
-fn kernel_dw(r: f32) -> f32 {
-    let q = r / params.h;
-    let s = params.kernel_norm * 6.0 / params.h;
+// (dW/dr) / r without the factor kernel_norm * 6 / h^2: (3q - 2) below q = 1/2, -(1-q)^2 / q above
+// (`inv_q` = 1 / q, which the caller has from an inverse square root).
+fn kernel_grad_q(q: f32, inv_q: f32) -> f32 {
     if q <= 0.5 {
-        return s * q * (3.0 * q - 2.0);
+        return 3.0 * q - 2.0;
     }
-    if q <= 1.0 {
-        let a = 1.0 - q;
-        return -s * a * a;
-    }
-    return 0.0;
+    let a = max(1.0 - q, 0.0);
+    return -a * a * inv_q;
 }
 
-// Tait equation, gamma = 7, negative pressure clamped away.
-fn tait_pressure(rho: f32) -> f32 {
-    let x = max(rho, params.rest_density) / params.rest_density;
+// Tait equation, gamma = 7, negative pressure clamped away. `inv_rho0` = 1 / rest density.
+fn tait_pressure(rho: f32, inv_rho0: f32) -> f32 {
+    let x = max(rho, params.rest_density) * inv_rho0;
     let x2 = x * x;
     return params.stiffness * (x2 * x2 * x2 * x - 1.0);
 }

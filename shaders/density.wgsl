@@ -7,15 +7,18 @@
 
 struct Acc {
     x: vec3<f32>,
+    // sum of |w_j| * kernel_w_q(q): the density without the factor kernel_norm
     rho: f32,
+    h2: f32,
+    inv_h: f32,
 }
 
 fn visit(acc: ptr<function, Acc>, j: u32) {
     let pj = pos_mass[j];
     let d = (*acc).x - pj.xyz;
     let r2 = dot(d, d);
-    if r2 < params.h * params.h {
-        (*acc).rho += abs(pj.w) * kernel_w(sqrt(r2));
+    if r2 < (*acc).h2 {
+        (*acc).rho += abs(pj.w) * kernel_w_q(sqrt(r2) * (*acc).inv_h);
     }
 }
 
@@ -31,7 +34,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if pi.w < 0.0 {
         return;
     }
-    var acc = Acc(pi.xyz, 0.0);
+    var acc = Acc(pi.xyz, 0.0, params.h * params.h, 1.0 / params.h);
     neighbour_loop(pi.xyz, &acc);
-    vel_rho[i].w = acc.rho;
+    vel_rho[i].w = acc.rho * params.kernel_norm;
 }

@@ -16,6 +16,10 @@ struct Acc {
     self_slot: u32,
     // p_i / rho0^2: the pressure term of a boundary neighbour (pressure mirroring)
     p_mirror: f32,
+    inv_h: f32,
+    inv_rho0: f32,
+    // h * c * 2: the viscosity prefactor without alpha and 1 / (rho_i + rho_j)
+    visc: f32,
 }
 
 fn visit(acc: ptr<function, Acc>, j: u32) {
@@ -23,25 +27,23 @@ fn visit(acc: ptr<function, Acc>, j: u32) {
     let d = (*acc).x - pj.xyz;
     let r2 = dot(d, d);
     let h = params.h;
-    if r2 >= h * h || j == (*acc).self_slot {
+    if r2 >= h * h || j == (*acc).self_slot || r2 <= 1e-12 * h * h {
         return;
     }
-    let r = sqrt(r2);
-    if r <= 1e-6 * h {
-        return;
-    }
+    let inv_r = inverseSqrt(r2);
+    let q = r2 * inv_r * (*acc).inv_h;
     let vj = vel_rho[j];
     let rho_j = vj.w;
     let fluid = pj.w > 0.0;
-    let p_j = select((*acc).p_mirror, tait_pressure(rho_j) / (rho_j * rho_j), fluid);
+    let p_j = select((*acc).p_mirror, tait_pressure(rho_j, (*acc).inv_rho0) / (rho_j * rho_j), fluid);
     let alpha = select(params.wall_viscosity, params.viscosity, fluid);
     let vd = dot((*acc).v - vj.xyz, d);
     var pi_ij = 0.0;
     if vd < 0.0 {
-        pi_ij = -alpha * h * params.sound_speed * 2.0 / ((*acc).rho + rho_j) * vd / (r2 + 0.01 * h * h);
+        pi_ij = -alpha * (*acc).visc * vd / (((*acc).rho + rho_j) * (r2 + 0.01 * h * h));
     }
-    let grad = (kernel_dw(r) / r) * d;
-    (*acc).a -= abs(pj.w) * ((*acc).p_term + p_j + pi_ij) * grad;
+    // the factor kernel_norm * 6 / h^2 of the gradient is applied once, after the loop
+    (*acc).a -= (abs(pj.w) * ((*acc).p_term + p_j + pi_ij) * kernel_grad_q(q, h * inv_r)) * d;
 }
 
 @compute @workgroup_size(WG_SIZE)
@@ -57,9 +59,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         return;
     }
     let vi = vel_rho[i];
-    let p_i = tait_pressure(vi.w);
     let rho0 = params.rest_density;
-    var acc = Acc(pi.xyz, p_i / (vi.w * vi.w), vi.xyz, vi.w, vec3<f32>(0.0), i, p_i / (rho0 * rho0));
+    let p_i = tait_pressure(vi.w, 1.0 / rho0);
+    let h = params.h;
+    var acc = Acc(pi.xyz, p_i / (vi.w * vi.w), vi.xyz, vi.w, vec3<f32>(0.0), i, p_i / (rho0 * rho0), 1.0 / h,
+                  1.0 / rho0, h * params.sound_speed * 2.0);
     neighbour_loop(pi.xyz, &acc);
-    acc_out[i] = vec4<f32>(acc.a + params.gravity, 0.0);
+    let grad_scale = params.kernel_norm * 6.0 / (h * h);
+    acc_out[i] = vec4<f32>(acc.a * grad_scale + params.gravity, 0.0);
 }

@@ -30,10 +30,13 @@ fn neighbour_loop(x: vec3<f32>, acc: ptr<function, Acc>) {
     let hi = min(c + vec3<i32>(r), g);
     let x_last = select(hi.x, lo.x, ROWS);
     for (var z = lo.z; z <= hi.z; z++) {
+        let cz = cell_part_z(u32(z));
         for (var y = lo.y; y <= hi.y; y++) {
+            let cyz = cz + cell_part_y(u32(y));
             for (var cx = lo.x; cx <= x_last; cx++) {
-                let first = cell_index(vec3<i32>(cx, y, z));
-                let last = select(first, cell_index(vec3<i32>(hi.x, y, z)), ROWS);
+                let first = cyz + cell_part_x(u32(cx));
+                // ROWS (linear order): the row's cells are consecutive indices
+                let last = select(first, first + u32(hi.x - lo.x), ROWS);
                 let end = cell_start[last + 1u];
                 for (var k = cell_start[first]; k < end; k++) {
                     var j = k;

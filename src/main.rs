@@ -54,6 +54,9 @@ struct BenchArgs {
     /// Grid diagnostics compiled in: on, off.
     #[arg(long, value_delimiter = ',', default_value = "on")]
     diagnostics: Vec<String>,
+    /// wgpu's runtime bounds checks in the shaders: on, off.
+    #[arg(long, value_delimiter = ',', default_value = "off")]
+    checks: Vec<String>,
     /// Workgroup sizes to run.
     #[arg(long, value_delimiter = ',', default_value = "128")]
     workgroup: Vec<u32>,
@@ -109,10 +112,25 @@ fn run_bench(a: BenchArgs) -> anyhow::Result<()> {
                             d => anyhow::bail!("--diagnostics: `{d}` is not on or off"),
                         };
                         for &workgroup_size in &a.workgroup {
-                            let options = SimOptions { cell_size, reorder_interval, order, diagnostics, workgroup_size, ..SimOptions::from_scene(&scene) };
-                            let variant = format!("{count} {}", bench::variant_name(&options));
-                            let r = bench::run(&gpu, &scene, options, &cfg, &variant, bench::progress_line(&variant))?;
-                            results.push(r);
+                            for checks in &a.checks {
+                                let shader_checks = match checks.as_str() {
+                                    "on" => true,
+                                    "off" => false,
+                                    c => anyhow::bail!("--checks: `{c}` is not on or off"),
+                                };
+                                let options = SimOptions {
+                                    cell_size,
+                                    reorder_interval,
+                                    order,
+                                    diagnostics,
+                                    workgroup_size,
+                                    shader_checks,
+                                    ..SimOptions::from_scene(&scene)
+                                };
+                                let variant = format!("{count} {}", bench::variant_name(&options));
+                                let r = bench::run(&gpu, &scene, options, &cfg, &variant, bench::progress_line(&variant))?;
+                                results.push(r);
+                            }
                         }
                     }
                 }

@@ -12,7 +12,7 @@ use rillet::sim::layout::CellOrder;
 use rillet::sim::{GridSnapshot, Sim, SimOptions};
 
 fn options(cell_size: f32, order: CellOrder) -> SimOptions {
-    SimOptions { cell_size, capacity: 16, reorder_interval: 1, order, diagnostics: true, workgroup_size: 64 }
+    SimOptions { cell_size, capacity: 16, reorder_interval: 1, order, diagnostics: true, workgroup_size: 64, shader_checks: false }
 }
 
 /// An initial state whose particles are `cloud` (all fluid), on the grid of a 1 m box scene.

@@ -21,7 +21,7 @@ const TOL_X: f64 = 2e-5;
 const TOL_V: f64 = 2e-3;
 
 fn options(reorder_interval: u32) -> SimOptions {
-    SimOptions { cell_size: 1.0, capacity: 64, reorder_interval, order: CellOrder::Morton, diagnostics: true, workgroup_size: 64 }
+    SimOptions { cell_size: 1.0, capacity: 64, reorder_interval, order: CellOrder::Morton, diagnostics: true, workgroup_size: 64, shader_checks: false }
 }
 
 /// Max position and velocity differences between a GPU state (by id) and the CPU twin.
@@ -107,9 +107,10 @@ fn steps_match_across_reorder_intervals_submits_and_the_cpu_twin() {
     let ke = cpu.kinetic_energy();
     assert!(ke > 0.0);
 
-    let run = |interval: u32, chunk: u32, diagnostics: bool| -> Particles {
+    let run = |interval: u32, chunk: u32, diagnostics: bool, shader_checks: bool| -> Particles {
         let mut o = options(interval);
         o.diagnostics = diagnostics;
+        o.shader_checks = shader_checks;
         let mut s = sim(&state, o);
         let mut done = 0;
         while done < STEPS {
@@ -121,11 +122,12 @@ fn steps_match_across_reorder_intervals_submits_and_the_cpu_twin() {
         assert_eq!(s.read_diagnostics().non_finite, 0);
         p
     };
-    let every = run(1, STEPS, true);
+    let every = run(1, STEPS, true, false);
     let cases = [
-        ("reorder every 3 steps, 7 steps per submit", run(3, 7, true)),
-        ("never reorder, 1 step per submit", run(0, 1, true)),
-        ("reorder every step, diagnostics compiled out", run(1, STEPS, false)),
+        ("reorder every 3 steps, 7 steps per submit", run(3, 7, true, false)),
+        ("never reorder, 1 step per submit", run(0, 1, true, false)),
+        ("reorder every step, diagnostics compiled out", run(1, STEPS, false, false)),
+        ("reorder every step, shaders with runtime bounds checks", run(1, STEPS, true, true)),
     ];
     let (dx, dv) = diff_cpu(&every, &cpu);
     eprintln!("reorder every step vs CPU twin: |dx| {dx:.2e} m, |dv| {dv:.2e} m/s");

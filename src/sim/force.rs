@@ -1,12 +1,12 @@
 //! sph.force — pressure, viscosity, boundary and gravity into an acceleration
 //! (`shaders/force.wgsl` + `shaders/neighbours.wgsl`).
 
-use super::shader::{self, Kernel, Slot::*};
+use super::shader::{self, Kernel, KernelConfig, Slot::*};
 
 /// Bindings, in `bind` order: params, cell_lut, cell_start, sorted, pos_mass, vel_rho, acc.
 /// Variants: [`super::DIRECT`] (after a reorder) and [`super::THROUGH_SORTED`].
-pub fn new(device: &wgpu::Device, wg_size: u32, rows: bool) -> Kernel {
+pub fn new(device: &wgpu::Device, cfg: KernelConfig, rows: bool) -> Kernel {
     let slots = [(0, Uniform), (1, Read), (2, Read), (3, Read), (4, Read), (5, Read), (6, ReadWrite)];
     let r = if rows { 1.0 } else { 0.0 };
-    Kernel::new(device, &shader::FORCE, &slots, wg_size, &[&[("USE_SORTED", 0.0), ("ROWS", r)], &[("USE_SORTED", 1.0), ("ROWS", r)]])
+    Kernel::new(device, &shader::FORCE, &slots, cfg, &[&[("USE_SORTED", 0.0), ("ROWS", r)], &[("USE_SORTED", 1.0), ("ROWS", r)]])
 }

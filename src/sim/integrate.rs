@@ -1,10 +1,10 @@
 //! sph.integrate — symplectic Euler with the domain guard and the non-finite guard
 //! (`shaders/integrate.wgsl`).
 
-use super::shader::{self, Kernel, Slot::*};
+use super::shader::{self, Kernel, KernelConfig, Slot::*};
 
 /// Bindings, in `bind` order: params, pos_mass, vel_rho, acc, diag.
-pub fn new(device: &wgpu::Device, wg_size: u32) -> Kernel {
+pub fn new(device: &wgpu::Device, cfg: KernelConfig) -> Kernel {
     let slots = [(0, Uniform), (4, ReadWrite), (5, ReadWrite), (6, Read), (7, ReadWrite)];
-    Kernel::new(device, &shader::INTEGRATE, &slots, wg_size, &[&[]])
+    Kernel::new(device, &shader::INTEGRATE, &slots, cfg, &[&[]])
 }

@@ -45,6 +45,9 @@ pub struct SimOptions {
     pub diagnostics: bool,
     /// Workgroup size of the per-particle passes.
     pub workgroup_size: u32,
+    /// Compile the shaders with wgpu's runtime bounds checks (slower; off by default, see
+    /// `shader::module`).
+    pub shader_checks: bool,
 }
 
 impl SimOptions {
@@ -57,6 +60,7 @@ impl SimOptions {
             order: if g.morton { CellOrder::Morton } else { CellOrder::Linear },
             diagnostics: g.diagnostics,
             workgroup_size: 128,
+            shader_checks: false,
         }
     }
 }
@@ -84,16 +88,16 @@ struct Kernels {
 
 impl Kernels {
     fn new(device: &wgpu::Device, o: &SimOptions) -> Self {
-        let wg = o.workgroup_size;
+        let cfg = shader::KernelConfig { wg_size: o.workgroup_size, checks: o.shader_checks };
         let rows = o.order == CellOrder::Linear;
         Self {
-            count: count::new(device, wg, o.diagnostics),
-            scan: scan::ScanPass::new(device),
-            scatter: scatter::new(device, wg),
-            reorder: reorder::new(device, wg),
-            density: density::new(device, wg, rows),
-            force: force::new(device, wg, rows),
-            integrate: integrate::new(device, wg),
+            count: count::new(device, cfg, o.diagnostics),
+            scan: scan::ScanPass::new(device, o.shader_checks),
+            scatter: scatter::new(device, cfg),
+            reorder: reorder::new(device, cfg),
+            density: density::new(device, cfg, rows),
+            force: force::new(device, cfg, rows),
+            integrate: integrate::new(device, cfg),
         }
     }
 }
@@ -306,8 +310,10 @@ impl Sim {
             return Ok(());
         }
         let grid_changed = options.cell_size != self.options.cell_size || options.order != self.options.order;
-        let pipelines_changed =
-            options.diagnostics != self.options.diagnostics || options.order != self.options.order || options.workgroup_size != self.options.workgroup_size;
+        let pipelines_changed = options.diagnostics != self.options.diagnostics
+            || options.order != self.options.order
+            || options.workgroup_size != self.options.workgroup_size
+            || options.shader_checks != self.options.shader_checks;
         if grid_changed {
             let layout = GridLayout::new(self.grid_lo, self.grid_hi, options.cell_size * self.params.h, options.order, self.max_cells)?;
             let h = self.params.h;
@@ -440,7 +446,8 @@ impl Sim {
         let through_sorted = !self.last_reordered;
         let d = &self.device;
         let n = self.params.n_particles;
-        let kernel = probe::new(d, self.options.workgroup_size, self.options.order == CellOrder::Linear);
+        let cfg = shader::KernelConfig { wg_size: self.options.workgroup_size, checks: self.options.shader_checks };
+        let kernel = probe::new(d, cfg, self.options.order == CellOrder::Linear);
         let out = shader::storage(d, "test.probe", n as u64 * 16);
         let set = &self.fixed.sets[self.cur];
         let bg = kernel.bind(d, &[&self.fixed.params, &self.cells.lut, &self.cells.cell_start, &self.fixed.sorted, &set.pos_mass, &set.id, &out]);

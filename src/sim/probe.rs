@@ -2,11 +2,11 @@
 //! sph.density and sph.force, recording per particle the count and checksums of the ids it
 //! finds within h (`shaders/neighbour_probe.wgsl`). Tests compare it with the all-pairs oracle.
 
-use super::shader::{self, Kernel, Slot::*};
+use super::shader::{self, Kernel, KernelConfig, Slot::*};
 
 /// Bindings, in `bind` order: params, cell_lut, cell_start, sorted, pos_mass, id, probe output.
-pub fn new(device: &wgpu::Device, wg_size: u32, rows: bool) -> Kernel {
+pub fn new(device: &wgpu::Device, cfg: KernelConfig, rows: bool) -> Kernel {
     let slots = [(0, Uniform), (1, Read), (2, Read), (3, Read), (4, Read), (5, Read), (6, ReadWrite)];
     let r = if rows { 1.0 } else { 0.0 };
-    Kernel::new(device, &shader::NEIGHBOUR_PROBE, &slots, wg_size, &[&[("USE_SORTED", 0.0), ("ROWS", r)], &[("USE_SORTED", 1.0), ("ROWS", r)]])
+    Kernel::new(device, &shader::NEIGHBOUR_PROBE, &slots, cfg, &[&[("USE_SORTED", 0.0), ("ROWS", r)], &[("USE_SORTED", 1.0), ("ROWS", r)]])
 }

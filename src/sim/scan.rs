@@ -46,9 +46,9 @@ impl ScanLevels {
 }
 
 impl ScanPass {
-    pub fn new(device: &wgpu::Device) -> Self {
+    pub fn new(device: &wgpu::Device, checks: bool) -> Self {
         let layout = shader::layout(device, "grid.scan", &[(0, Uniform), (1, Read), (2, ReadWrite), (3, ReadWrite), (4, Read)]);
-        let module = shader::module(device, &shader::SCAN);
+        let module = shader::module(device, &shader::SCAN, checks);
         let c = [("WG_SIZE", WG_SIZE as f64)];
         let reduce = shader::pipeline(device, "grid.scan.reduce", &layout, &module, "reduce", &c);
         let down = shader::pipeline(device, "grid.scan.down", &layout, &module, "down", &c);

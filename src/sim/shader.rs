@@ -46,11 +46,27 @@ pub const NEIGHBOUR_PROBE: ShaderSource = ShaderSource { label: "test.neighbour_
 /// Every shader, for the validation test.
 pub const ALL: [ShaderSource; 8] = [COUNT, SCAN, SCATTER, REORDER, DENSITY, FORCE, INTEGRATE, NEIGHBOUR_PROBE];
 
-pub fn module(device: &wgpu::Device, src: &ShaderSource) -> wgpu::ShaderModule {
-    device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some(src.label),
-        source: wgpu::ShaderSource::Wgsl(src.assemble().into()),
-    })
+/// Compiles a pass's shader. With `checks` off, the module is created without wgpu's runtime
+/// bounds checks (each array access clamped or guarded otherwise), which costs the neighbour
+/// loops about a tenth of their time.
+pub fn module(device: &wgpu::Device, src: &ShaderSource, checks: bool) -> wgpu::ShaderModule {
+    let desc = wgpu::ShaderModuleDescriptor { label: Some(src.label), source: wgpu::ShaderSource::Wgsl(src.assemble().into()) };
+    if checks {
+        device.create_shader_module(desc)
+    } else {
+        // SAFETY: every index in these shaders stays in range by construction: particle indices
+        // are guarded by `n_particles`, cell coordinates are clamped inside `cell_index` (the
+        // only place that forms a cell index) and neighbour loops are clipped to the grid,
+        // `cell_start` values are prefix sums of counts that add up to `n_particles`, `sorted`
+        // holds a permutation of `0..n_particles` written by grid.scatter, and scan blocks are
+        // guarded by their lengths. The GPU-vs-CPU tests (tests/gpu_*.rs) run with checks off and
+        // compare every grid array and result with the CPU twin; `SimOptions::shader_checks`
+        // turns them back on.
+        #[allow(unsafe_code)]
+        unsafe {
+            device.create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked())
+        }
+    }
 }
 
 /// A binding of a compute bind-group layout.
@@ -159,6 +175,14 @@ mod tests {
     }
 }
 
+/// What every per-particle kernel is compiled with.
+#[derive(Clone, Copy, Debug)]
+pub struct KernelConfig {
+    pub wg_size: u32,
+    /// wgpu's runtime bounds checks in the shader.
+    pub checks: bool,
+}
+
 /// A compute pass's pipeline(s) over one bind-group layout. Passes differ in their bindings and
 /// override constants only; this holds what they share.
 pub struct Kernel {
@@ -173,9 +197,10 @@ pub struct Kernel {
 
 impl Kernel {
     /// `variants`: the override constants of each pipeline variant (WG_SIZE is added).
-    pub fn new(device: &wgpu::Device, src: &ShaderSource, slots: &[(u32, Slot)], wg_size: u32, variants: &[&[(&str, f64)]]) -> Self {
+    pub fn new(device: &wgpu::Device, src: &ShaderSource, slots: &[(u32, Slot)], cfg: KernelConfig, variants: &[&[(&str, f64)]]) -> Self {
+        let wg_size = cfg.wg_size;
         let layout = layout(device, src.label, slots);
-        let module = module(device, src);
+        let module = module(device, src, cfg.checks);
         let variants = variants
             .iter()
             .map(|consts| {
