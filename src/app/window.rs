@@ -526,6 +526,14 @@ impl Running {
 
     /// At exit: waits (bounded) for the screenshots, writes the report.
     pub fn finish(&mut self) -> anyhow::Result<()> {
+        // the readbacks still in flight complete within a frame or two; take them for the report
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while self.driver.in_flight() > 0 && Instant::now() < deadline {
+            let _ = self.gpu.device.poll(wgpu::PollType::Wait { submission_index: None, timeout: Some(Duration::from_millis(100)) });
+            for s in self.driver.poll(&self.gpu.device) {
+                self.report.diagnostics.push(ReportSample::from(&s));
+            }
+        }
         self.screenshots.finish(&self.gpu.device, Duration::from_secs(60));
         if let Some(e) = self.screenshots.errors.first() {
             anyhow::bail!("{e}");

@@ -1,0 +1,358 @@
+//! The desktop app.
+//!
+//! - The real binary in a real window (under `xvfb-run`, on lavapipe in CI) with the default
+//!   scene: it runs a bounded number of frames, writes screenshots and a report, exits with 0;
+//!   the pixels show the panel and the particles, and the particles moved between two shots.
+//! - The frame loop's simulation side ([`Driver`]) headless: diagnostics arrive for frames 60,
+//!   120, … with the values the simulation computed for that frame, and live option changes
+//!   between frames keep every particle and the physics of the CPU twin.
+//! - The render shaders validate, and their uniform block matches the Rust struct.
+//! - The command line: `--help`, and a bad scene gives one message and exit code 2.
+
+mod common;
+
+use common::{build, gpu, small_drop};
+use rillet::app::driver::{DIAGNOSTICS_EVERY, Driver};
+use rillet::reference::RefSim;
+use rillet::render::uniforms::FrameUniforms;
+use rillet::sim::layout::CellOrder;
+use rillet::sim::params::Diagnostics;
+use rillet::sim::{Sim, SimOptions};
+use std::mem::{offset_of, size_of};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_rillet");
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn options(reorder_interval: u32) -> SimOptions {
+    SimOptions { cell_size: 1.0, capacity: 64, reorder_interval, order: CellOrder::Morton, diagnostics: true, workgroup_size: 64 }
+}
+
+/// Records, submits and polls one frame the way the window loop does.
+fn frame(driver: &mut Driver, steps: u32) -> Vec<rillet::app::driver::DiagSample> {
+    let g = gpu();
+    let mut enc = g.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("test.frame") });
+    driver.record_frame(&mut enc, steps);
+    g.queue.submit([enc.finish()]);
+    driver.submitted();
+    driver.poll(&g.device)
+}
+
+/// Polls (waiting, bounded) until the readbacks in flight have arrived.
+fn drain(driver: &mut Driver) -> Vec<rillet::app::driver::DiagSample> {
+    let g = gpu();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut got = Vec::new();
+    while driver.in_flight() > 0 {
+        assert!(Instant::now() < deadline, "readbacks did not arrive within 60 s");
+        g.device.poll(wgpu::PollType::Wait { submission_index: None, timeout: Some(Duration::from_secs(1)) }).ok();
+        got.extend(driver.poll(&g.device));
+    }
+    got
+}
+
+/// What the diagnostics words must say for the grid of the last step, from its cell counts.
+fn from_counts(counts: &[u32], capacity: u32) -> (u32, u32) {
+    let max = counts.iter().copied().max().unwrap_or(0);
+    let over = counts.iter().map(|&c| c.saturating_sub(capacity)).sum();
+    (max, over)
+}
+
+#[test]
+fn diagnostics_arrive_on_their_frames_with_the_values_of_that_frame() {
+    let state = build(&small_drop());
+    // a small capacity so that overflows are not zero
+    let sim = Sim::new(gpu(), &state, SimOptions { capacity: 6, ..options(1) }).unwrap();
+    let mut driver = Driver::new(&gpu().device, sim, gpu().has_timestamps());
+    let steps_per_frame = 2;
+    let frames = 3 * DIAGNOSTICS_EVERY + 10;
+    let mut expected: Vec<(u64, u64, Diagnostics)> = Vec::new();
+    let mut arrived = Vec::new();
+    for f in 1..=frames {
+        arrived.extend(frame(&mut driver, steps_per_frame));
+        assert_eq!(driver.frame(), f);
+        if f % DIAGNOSTICS_EVERY == 0 {
+            // what the simulation core holds right after this frame (blocking: test only)
+            let sim = driver.sim();
+            let d = sim.read_diagnostics();
+            let grid = sim.read_grid();
+            assert_eq!(from_counts(&grid.counts, 6), (d.max_per_cell, d.overflows), "frame {f}: words vs the grid's counts");
+            expected.push((f, sim.steps(), d));
+        }
+    }
+    arrived.extend(drain(&mut driver));
+    let got: Vec<(u64, u64, Diagnostics)> = arrived.iter().map(|s| (s.frame, s.step, s.diag)).collect();
+    assert_eq!(got, expected);
+    assert_eq!(got.iter().map(|g| g.0).collect::<Vec<_>>(), vec![60, 120, 180]);
+    assert!(got.iter().all(|g| g.1 == g.0 * steps_per_frame as u64));
+    assert!(got.iter().any(|g| g.2.overflows > 0), "capacity 6 should overflow: {got:?}");
+    assert!(got.iter().all(|g| g.2.non_finite == 0));
+    assert_eq!(driver.latest.as_ref().map(|s| s.frame), Some(180));
+    assert_eq!(driver.history.len(), 3);
+    let warning = rillet::ui::overflow_warning(driver.latest.as_ref().unwrap()).expect("a warning");
+    assert!(warning.starts_with(&format!("cells hold up to {} particles, capacity 6: cell size too large for this density", got[2].2.max_per_cell)), "{warning}");
+    if gpu().has_timestamps() {
+        let p = driver.profile.as_ref().expect("timestamps read back");
+        assert_eq!(p.frame % 10, 0);
+        assert_eq!(p.profile.steps, steps_per_frame as u64);
+        assert!(p.profile.per_step_ms("sph.density").is_some());
+    }
+}
+
+#[test]
+fn readbacks_never_block_the_frame() {
+    // polling right after a submit returns at once, with nothing or with what is ready
+    let state = build(&small_drop());
+    let sim = Sim::new(gpu(), &state, options(1)).unwrap();
+    let mut driver = Driver::new(&gpu().device, sim, gpu().has_timestamps());
+    for _ in 0..DIAGNOSTICS_EVERY - 1 {
+        frame(&mut driver, 1);
+    }
+    let g = gpu();
+    let mut enc = g.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("test.frame") });
+    driver.record_frame(&mut enc, 1);
+    g.queue.submit([enc.finish()]);
+    driver.submitted();
+    let t = Instant::now();
+    let _ = driver.poll(&g.device);
+    assert!(t.elapsed() < Duration::from_millis(500), "poll took {:?}", t.elapsed());
+    let late = drain(&mut driver);
+    assert_eq!(driver.latest.as_ref().map(|s| s.frame), Some(DIAGNOSTICS_EVERY), "{late:?}");
+}
+
+#[test]
+fn live_changes_between_frames_keep_particles_and_physics() {
+    // the panel's changes, applied between frames as the app does, then the CPU twin
+    let state = build(&small_drop());
+    let steps = 60;
+    let mut cpu = RefSim::new(&state);
+    for _ in 0..steps {
+        cpu.step();
+    }
+    let sim = Sim::new(gpu(), &state, options(1)).unwrap();
+    let n = sim.n_particles();
+    let mut driver = Driver::new(&gpu().device, sim, gpu().has_timestamps());
+    let schedule = [
+        (3, SimOptions { cell_size: 0.5, ..options(0) }),
+        (4, SimOptions { cell_size: 2.0, reorder_interval: 64, ..options(0) }),
+        (5, SimOptions { cell_size: 0.75, order: CellOrder::Linear, ..options(7) }),
+        (2, SimOptions { cell_size: 1.25, diagnostics: false, capacity: 3, ..options(2) }),
+        (6, SimOptions { cell_size: 1.0, capacity: 200, ..options(1) }),
+    ];
+    let mut done = 0;
+    let mut k = 0;
+    while done < steps {
+        let (per_frame, o) = &schedule[k % schedule.len()];
+        driver.sim_mut().set_options(o.clone()).expect("option change");
+        let take = (*per_frame).min(steps - done);
+        frame(&mut driver, take);
+        done += take;
+        k += 1;
+        assert_eq!(driver.sim().n_particles(), n);
+    }
+    drain(&mut driver);
+    let p = driver.sim().read_particles();
+    let mut ids = p.id.clone();
+    ids.sort_unstable();
+    assert!(ids.iter().enumerate().all(|(i, &id)| i as u32 == id), "every particle is still there once");
+    let g = p.by_id();
+    let (mut dx, mut dv) = (0.0f64, 0.0f64);
+    for i in 0..cpu.n_particles() {
+        for d in 0..3 {
+            dx = dx.max((g.pos_mass[i][d] as f64 - cpu.pos_mass[i][d]).abs());
+            dv = dv.max((g.vel_rho[i][d] as f64 - cpu.vel_rho[i][d]).abs());
+        }
+    }
+    eprintln!("live changes through the driver vs the CPU twin: |dx| {dx:.2e} m, |dv| {dv:.2e} m/s");
+    // the tolerances of tests/gpu_sph.rs for 60 steps
+    assert!(dx < 2e-5 && dv < 2e-3, "dx {dx:.2e}, dv {dv:.2e}");
+}
+
+// ----- render shaders -----
+
+fn parse(label: &str, text: &str) -> naga::Module {
+    let module = naga::front::wgsl::parse_str(text).unwrap_or_else(|e| panic!("{label}: {}", e.emit_to_string(text)));
+    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all())
+        .validate(&module)
+        .unwrap_or_else(|e| panic!("{label}: {}", e.emit_to_string(text)));
+    module
+}
+
+#[test]
+fn render_shaders_validate_and_the_uniform_block_matches() {
+    let sprites = parse("render.sprites", &rillet::render::sprites_source());
+    parse("render.box", &rillet::render::lines_source());
+    let (_, ty) = sprites.types.iter().find(|(_, t)| t.name.as_deref() == Some("FrameUniforms")).expect("FrameUniforms in WGSL");
+    let naga::TypeInner::Struct { members, span } = &ty.inner else { panic!("FrameUniforms is not a struct") };
+    let wgsl: Vec<(String, u32)> = members.iter().map(|m| (m.name.clone().unwrap_or_default(), m.offset)).collect();
+    macro_rules! rust {
+        ($($f:ident),*) => { vec![$((stringify!($f).to_string(), offset_of!(FrameUniforms, $f) as u32)),*] };
+    }
+    let rust = rust!(
+        view,
+        proj,
+        domain_min,
+        radius,
+        domain_max,
+        color_mode,
+        range_lo,
+        range_hi,
+        rest_density,
+        stiffness,
+        show_boundary,
+        colormap_len,
+        _pad0,
+        _pad1,
+        box_color,
+        colormap
+    );
+    assert_eq!(wgsl, rust);
+    assert_eq!(*span as usize, size_of::<FrameUniforms>());
+}
+
+// ----- the binary -----
+
+#[test]
+fn help_lists_the_options() {
+    let out = Command::new(BIN).arg("--help").output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    for want in ["[SCENE]", "--substeps", "--frames", "--screenshot-at", "--report", "bench", "run"] {
+        assert!(text.contains(want), "--help lacks {want}:\n{text}");
+    }
+}
+
+#[test]
+fn a_bad_scene_is_one_message_and_exit_code_2() {
+    for (file, want) in [
+        ("negative_spacing.ron", "physics.spacing = -0.02 is out of range: allowed (0, 10] m"),
+        ("syntax_error.ron", "syntax_error.ron:5:"),
+        ("unknown_field.ron", "unknown field `spacnig`"),
+    ] {
+        let path = root().join("tests/bad_scenes").join(file);
+        // no display needed: the scene is checked before any window opens
+        let out = Command::new(BIN).arg(&path).env_remove("DISPLAY").env_remove("WAYLAND_DISPLAY").output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{file}: {err}");
+        assert!(err.contains(want), "{file}: {err}");
+        assert!(err.contains(&path.display().to_string()), "{file}: the message names the file: {err}");
+        assert!(!err.contains("panicked"), "{file}: {err}");
+        assert_eq!(err.lines().filter(|l| l.starts_with("error:")).count(), 1, "{file}: one message: {err}");
+    }
+}
+
+/// RGB pixels of a PNG.
+struct Image {
+    width: usize,
+    height: usize,
+    rgb: Vec<[u8; 3]>,
+}
+
+fn load_png(path: &Path) -> Image {
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let channels = info.color_type.samples();
+    let rgb = buf[..info.buffer_size()].chunks_exact(channels).map(|p| [p[0], p[1], p[2]]).collect();
+    Image { width: info.width as usize, height: info.height as usize, rgb }
+}
+
+impl Image {
+    fn at(&self, x: usize, y: usize) -> [u8; 3] {
+        self.rgb[y * self.width + x]
+    }
+    /// Pixels in the rectangle for which `f` holds, and the rectangle's area.
+    fn count(&self, r: [usize; 4], f: impl Fn([u8; 3]) -> bool) -> (usize, usize) {
+        let mut n = 0;
+        for y in r[1]..r[3] {
+            for x in r[0]..r[2] {
+                n += f(self.at(x, y)) as usize;
+            }
+        }
+        (n, (r[2] - r[0]) * (r[3] - r[1]))
+    }
+}
+
+fn far(a: [u8; 3], b: [u8; 3], d: i32) -> bool {
+    (0..3).any(|k| (a[k] as i32 - b[k] as i32).abs() > d)
+}
+
+#[test]
+fn the_app_draws_the_default_scene_in_a_real_window() {
+    let xvfb = Command::new("xvfb-run").arg("--help").output();
+    assert!(
+        xvfb.is_ok(),
+        "this test runs the app in a virtual X display and needs xvfb-run: apt-get install xvfb xauth \
+         (and the X11 libraries winit loads: libx11-6 libx11-xcb1 libxcursor1 libxi6 libxrandr2 libxkbcommon-x11-0)"
+    );
+    let dir = std::env::temp_dir().join(format!("rillet-app-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let report = dir.join("report.json");
+    let frames = 240;
+    let t = Instant::now();
+    let out = Command::new("xvfb-run")
+        .args(["-a", "-s", "-screen 0 1280x720x24"])
+        .arg(BIN)
+        .args(["--frames", &frames.to_string(), "--substeps", "1", "--size", "1024x640", "--no-vsync", "--screenshot-at", "120,240"])
+        .arg("--screenshot-dir")
+        .arg(&dir)
+        .arg("--report")
+        .arg(&report)
+        .env("RUST_LOG", "rillet=info,wgpu=warn")
+        .output()
+        .unwrap();
+    let log = String::from_utf8_lossy(&out.stderr);
+    eprintln!("app ran {frames} frames in {:.1} s", t.elapsed().as_secs_f32());
+    assert_eq!(out.status.code(), Some(0), "the app failed:\n{log}");
+    assert!(!log.contains("panicked"), "{log}");
+    assert!(!log.contains("ERROR"), "errors logged:\n{log}");
+
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!(r["frames"], frames);
+    assert_eq!(r["steps"], frames);
+    assert_eq!(r["n_fluid"], 22_500);
+    let diag_frames: Vec<u64> = r["diagnostics"].as_array().unwrap().iter().map(|d| d["frame"].as_u64().unwrap()).collect();
+    assert_eq!(diag_frames, vec![60, 120, 180, 240], "diagnostics arrive for every 60th frame");
+    for d in r["diagnostics"].as_array().unwrap() {
+        assert_eq!(d["step"], d["frame"], "one step per frame");
+        assert!(d["max_per_cell"].as_u64().unwrap() > 0);
+        assert_eq!(d["non_finite"], 0);
+    }
+    let v: Vec<usize> = r["viewport"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap() as usize).collect();
+
+    let a = load_png(&dir.join("frame-00120.png"));
+    let b = load_png(&dir.join("frame-00240.png"));
+    assert_eq!((a.width, a.height), (1024, 640));
+    let bg = rillet::render::BACKGROUND;
+
+    // the panel: right of the 3D view, its own fill with text on it
+    assert!(v[2] < a.width - 150 && v[2] > a.width / 2, "viewport {v:?}: the panel takes the right side");
+    let panel = [v[2] + 2, 0, a.width, a.height];
+    let (text, area) = a.count(panel, |p| p.iter().all(|&c| c > 150));
+    assert!(text > area / 200, "panel text pixels: {text} of {area}");
+    let (fill, _) = a.count(panel, |p| !far(p, bg, 3));
+    assert!(fill < area / 10, "the panel area looks like the empty 3D background ({fill} of {area})");
+
+    // the particles: coloured pixels in the 3D view
+    let view = [v[0], v[1], v[2], v[3]];
+    let (coloured, varea) = a.count(view, |p| far(p, bg, 30) && !(p[0] == p[1] && p[1] == p[2]));
+    assert!(coloured > varea / 50, "particle pixels: {coloured} of {varea}");
+
+    // they moved between frame 120 and frame 240
+    let mut changed = 0;
+    for y in view[1]..view[3] {
+        for x in view[0]..view[2] {
+            changed += far(a.at(x, y), b.at(x, y), 40) as usize;
+        }
+    }
+    assert!(changed > varea / 500, "pixels that changed between frames 120 and 240: {changed} of {varea}");
+    eprintln!("panel text {text}/{area}, particle pixels {coloured}/{varea}, changed {changed}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
