@@ -95,7 +95,13 @@ fn diagnostics_arrive_on_their_frames_with_the_values_of_that_frame() {
     assert_eq!(driver.latest.as_ref().map(|s| s.frame), Some(180));
     assert_eq!(driver.history.len(), 3);
     let warning = rillet::ui::overflow_warning(driver.latest.as_ref().unwrap()).expect("a warning");
-    assert!(warning.starts_with(&format!("cells hold up to {} particles, capacity 6: cell size too large for this density", got[2].2.max_per_cell)), "{warning}");
+    assert!(
+        warning.starts_with(&format!(
+            "cells hold up to {} particles, capacity 6: cell size too large for this density",
+            got[2].2.max_per_cell
+        )),
+        "{warning}"
+    );
     if gpu().has_timestamps() {
         let p = driver.profile.as_ref().expect("timestamps read back");
         assert_eq!(p.frame % 10, 0);
@@ -254,7 +260,8 @@ struct Image {
 }
 
 fn load_png(path: &Path) -> Image {
-    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))));
+    let decoder =
+        png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))));
     let mut reader = decoder.read_info().unwrap();
     let mut buf = vec![0; reader.output_buffer_size()];
     let info = reader.next_frame(&mut buf).unwrap();
