@@ -29,8 +29,10 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+#[allow(clippy::needless_update)] // the update covers fields added later
 fn options(reorder_interval: u32) -> SimOptions {
-    SimOptions { cell_size: 1.0, capacity: 64, reorder_interval, order: CellOrder::Morton, diagnostics: true, workgroup_size: 64 }
+    let base = SimOptions::from_scene(&small_drop());
+    SimOptions { cell_size: 1.0, capacity: 64, reorder_interval, order: CellOrder::Morton, diagnostics: true, workgroup_size: 64, ..base }
 }
 
 /// Records, submits and polls one frame the way the window loop does.
@@ -361,5 +363,88 @@ fn the_app_draws_the_default_scene_in_a_real_window() {
     }
     assert!(changed > varea / 500, "pixels that changed between frames 120 and 240: {changed} of {varea}");
     eprintln!("panel text {text}/{area}, particle pixels {coloured}/{varea}, changed {changed}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Replaces `path` the way editors do: write a temporary file, rename it over.
+fn replace_file(path: &Path, text: &str) {
+    let tmp = path.with_extension("ron.tmp");
+    std::fs::write(&tmp, text).unwrap();
+    std::fs::rename(&tmp, path).unwrap();
+}
+
+#[test]
+fn the_scene_reloads_when_its_file_changes_and_a_bad_edit_keeps_the_old_one() {
+    use std::io::BufRead;
+    let dir = std::env::temp_dir().join(format!("rillet-reload-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("scene.ron");
+    let original = std::fs::read_to_string(root().join("scenes/small_drop.ron")).unwrap();
+    std::fs::write(&file, &original).unwrap();
+
+    let mut child = Command::new("xvfb-run")
+        .args(["-a", "-s", "-screen 0 1280x720x24"])
+        .arg(BIN)
+        .arg(&file)
+        .args(["--frames", "20000", "--substeps", "1", "--size", "640x480", "--no-vsync"])
+        .env("RUST_LOG", "rillet=info,wgpu=warn")
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("xvfb-run (apt-get install xvfb xauth)");
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    let stderr = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut log = Vec::<String>::new();
+    let mut pid: Option<u32> = None;
+    let wait_for = |what: &str, pred: &dyn Fn(&str) -> bool, log: &mut Vec<String>, pid: &mut Option<u32>| {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match rx.recv_timeout(left) {
+                Ok(line) => {
+                    if let Some(p) = line.split("(pid ").nth(1).and_then(|r| r.trim_end_matches(')').parse().ok()) {
+                        *pid = Some(p);
+                    }
+                    let hit = pred(&line);
+                    log.push(line);
+                    if hit {
+                        return;
+                    }
+                }
+                Err(_) => panic!("waiting for {what}; the app said:\n{}", log.join("\n")),
+            }
+        }
+    };
+    wait_for("the first diagnostics", &|l| l.contains("diagnostics of frame 60"), &mut log, &mut pid);
+
+    // an invalid edit: reported, and the old scene keeps running
+    replace_file(&file, &original.replace("spacing: 0.02,", "spacing: -0.02,"));
+    wait_for("the reload error", &|l| l.contains("physics.spacing = -0.02 is out of range"), &mut log, &mut pid);
+    wait_for("frames after the error", &|l| l.contains("diagnostics of frame"), &mut log, &mut pid);
+
+    // a valid edit: the pool only (no drop) — 600 fluid particles
+    let pool_only = original.replace("(min: (0.16, 0.24, 0.16), max: (0.24, 0.32, 0.24)),", "");
+    assert_ne!(pool_only, original);
+    replace_file(&file, &pool_only);
+    wait_for("the reload", &|l| l.contains("reloaded, 600 fluid"), &mut log, &mut pid);
+    wait_for("frames of the new scene", &|l| l.contains("diagnostics of frame"), &mut log, &mut pid);
+
+    let pid = pid.expect("the app logs its pid");
+    let _ = Command::new("kill").arg(pid.to_string()).status();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while child.try_wait().unwrap().is_none() {
+        assert!(Instant::now() < deadline, "the app did not stop");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let text = log.join("\n");
+    assert!(!text.contains("panicked"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }

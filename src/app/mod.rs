@@ -160,7 +160,7 @@ impl ApplicationHandler for App {
 pub fn run(args: AppArgs) -> anyhow::Result<()> {
     // the scene first: a bad file is reported (exit code 2) before any window opens
     let scene = LoadedScene::load(args.scene.as_deref())?;
-    log::info!("{}: {} fluid + {} boundary particles", scene.name, scene.state.n_fluid, scene.state.n_boundary());
+    log::info!("rillet {} (pid {})", env!("CARGO_PKG_VERSION"), std::process::id());
     let event_loop =
         EventLoop::new().context("cannot open a window (no display? set DISPLAY or WAYLAND_DISPLAY, or run under xvfb-run)")?;
     let mut app = App { args, scene: Some(scene), running: None, result: Ok(()) };
