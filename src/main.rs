@@ -42,23 +42,23 @@ struct BenchArgs {
     /// Steps per submit.
     #[arg(long, default_value_t = 50)]
     batch: u32,
-    /// Reorder intervals to run, comma separated (0 = never).
-    #[arg(long, value_delimiter = ',', default_value = "1")]
+    /// Reorder intervals to run, comma separated (0 = never). Default: the scene's.
+    #[arg(long, value_delimiter = ',')]
     reorder: Vec<u32>,
-    /// Cell orders to run: morton, linear.
-    #[arg(long, value_delimiter = ',', default_value = "morton")]
+    /// Cell orders to run: morton, linear. Default: the scene's.
+    #[arg(long, value_delimiter = ',')]
     order: Vec<String>,
-    /// Cell sizes (multiples of h) to run.
-    #[arg(long, value_delimiter = ',', default_value = "1.0")]
+    /// Cell sizes (multiples of h) to run. Default: the scene's.
+    #[arg(long, value_delimiter = ',')]
     cell_size: Vec<f32>,
-    /// Grid diagnostics compiled in: on, off.
-    #[arg(long, value_delimiter = ',', default_value = "on")]
+    /// Grid diagnostics compiled in: on, off. Default: the scene's.
+    #[arg(long, value_delimiter = ',')]
     diagnostics: Vec<String>,
     /// wgpu's runtime bounds checks in the shaders: on, off.
     #[arg(long, value_delimiter = ',', default_value = "off")]
     checks: Vec<String>,
-    /// Workgroup sizes to run.
-    #[arg(long, value_delimiter = ',', default_value = "128")]
+    /// Workgroup sizes to run. Default: 256.
+    #[arg(long, value_delimiter = ',')]
     workgroup: Vec<u32>,
     /// Print the results as JSON on stdout instead of a table.
     #[arg(long)]
@@ -97,6 +97,19 @@ fn run_bench(a: BenchArgs) -> anyhow::Result<()> {
     for count in &a.particles {
         let n = bench::parse_count(count).map_err(anyhow::Error::msg)?;
         let scene = bench::bench_scene(n);
+        // unset variant lists take the scene's (= the defaults') value
+        let d = SimOptions::from_scene(&scene);
+        let or = |v: &Vec<String>, dflt: &str| if v.is_empty() { vec![dflt.to_string()] } else { v.clone() };
+        let a = BenchArgs {
+            reorder: if a.reorder.is_empty() { vec![d.reorder_interval] } else { a.reorder.clone() },
+            order: or(&a.order, if d.order == CellOrder::Morton { "morton" } else { "linear" }),
+            cell_size: if a.cell_size.is_empty() { vec![d.cell_size] } else { a.cell_size.clone() },
+            diagnostics: or(&a.diagnostics, if d.diagnostics { "on" } else { "off" }),
+            workgroup: if a.workgroup.is_empty() { vec![d.workgroup_size] } else { a.workgroup.clone() },
+            checks: a.checks.clone(),
+            particles: Vec::new(),
+            ..a
+        };
         for &reorder_interval in &a.reorder {
             for order in &a.order {
                 let order = match order.as_str() {

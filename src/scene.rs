@@ -101,10 +101,10 @@ impl Default for Physics {
 impl Default for GridSettings {
     fn default() -> Self {
         Self {
-            cell_size: 1.0,
-            capacity: 64,
-            reorder_interval: 1,
-            morton: true,
+            cell_size: 0.5,
+            capacity: 8,
+            reorder_interval: 4,
+            morton: false,
             diagnostics: true,
         }
     }

@@ -59,7 +59,7 @@ impl SimOptions {
             reorder_interval: g.reorder_interval,
             order: if g.morton { CellOrder::Morton } else { CellOrder::Linear },
             diagnostics: g.diagnostics,
-            workgroup_size: 128,
+            workgroup_size: 256,
             shader_checks: false,
         }
     }
