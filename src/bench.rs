@@ -189,3 +189,25 @@ pub fn variant_name(o: &SimOptions) -> String {
         if o.shader_checks { " checked" } else { "" }
     )
 }
+
+/// The all-pairs density baseline against the grid at the same particle count.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct AllPairsResult {
+    pub particles: u32,
+    /// GPU ms of one all-pairs density pass (O(N²), workgroup tiles, no grid).
+    pub all_pairs_density_ms: f64,
+    /// GPU ms of sph.density with the grid, and of the whole grid step (build, reorder, both
+    /// neighbour passes, integration), from a run of `steps` steps.
+    pub grid_density_ms: f64,
+    pub grid_step_ms: f64,
+}
+
+pub fn all_pairs(gpu: &Gpu, scene: &Scene, options: SimOptions, repeats: u32) -> anyhow::Result<AllPairsResult> {
+    anyhow::ensure!(gpu.has_timestamps(), "the all-pairs comparison needs timestamp queries");
+    let state = setup::build(scene);
+    let sim = Sim::new(gpu, &state, options.clone())?;
+    let (_, ms) = sim.all_pairs_density(repeats);
+    let grid = run(gpu, scene, options, &BenchConfig { warmup: 5, steps: 20, batch: 10 }, "grid", |_, _| {})?;
+    let density = grid.pass_ms.iter().find(|(l, _)| l == "sph.density").map(|p| p.1).unwrap_or(f64::NAN);
+    Ok(AllPairsResult { particles: state.n_particles(), all_pairs_density_ms: ms.unwrap_or(f64::NAN), grid_density_ms: density, grid_step_ms: grid.step_ms })
+}

@@ -60,6 +60,10 @@ struct BenchArgs {
     /// Workgroup sizes to run. Default: 256.
     #[arg(long, value_delimiter = ',')]
     workgroup: Vec<u32>,
+    /// Also time the all-pairs O(N²) density (no grid) at these fluid counts (e.g. 30k),
+    /// against the grid's density pass at the same count.
+    #[arg(long, value_delimiter = ',')]
+    all_pairs: Vec<String>,
     /// Print the results as JSON on stdout instead of a table.
     #[arg(long)]
     json: bool,
@@ -99,32 +103,27 @@ fn run_bench(a: BenchArgs) -> anyhow::Result<()> {
         let scene = bench::bench_scene(n);
         // unset variant lists take the scene's (= the defaults') value
         let d = SimOptions::from_scene(&scene);
-        let or = |v: &Vec<String>, dflt: &str| if v.is_empty() { vec![dflt.to_string()] } else { v.clone() };
-        let a = BenchArgs {
-            reorder: if a.reorder.is_empty() { vec![d.reorder_interval] } else { a.reorder.clone() },
-            order: or(&a.order, if d.order == CellOrder::Morton { "morton" } else { "linear" }),
-            cell_size: if a.cell_size.is_empty() { vec![d.cell_size] } else { a.cell_size.clone() },
-            diagnostics: or(&a.diagnostics, if d.diagnostics { "on" } else { "off" }),
-            workgroup: if a.workgroup.is_empty() { vec![d.workgroup_size] } else { a.workgroup.clone() },
-            checks: a.checks.clone(),
-            particles: Vec::new(),
-            ..a
-        };
-        for &reorder_interval in &a.reorder {
-            for order in &a.order {
+        let pick = |v: &Vec<String>, dflt: &str| if v.is_empty() { vec![dflt.to_string()] } else { v.clone() };
+        let reorders = if a.reorder.is_empty() { vec![d.reorder_interval] } else { a.reorder.clone() };
+        let orders = pick(&a.order, if d.order == CellOrder::Morton { "morton" } else { "linear" });
+        let cell_sizes = if a.cell_size.is_empty() { vec![d.cell_size] } else { a.cell_size.clone() };
+        let diags = pick(&a.diagnostics, if d.diagnostics { "on" } else { "off" });
+        let workgroups = if a.workgroup.is_empty() { vec![d.workgroup_size] } else { a.workgroup.clone() };
+        for &reorder_interval in &reorders {
+            for order in &orders {
                 let order = match order.as_str() {
                     "morton" => CellOrder::Morton,
                     "linear" => CellOrder::Linear,
                     o => anyhow::bail!("--order: `{o}` is not a cell order (morton, linear)"),
                 };
-                for &cell_size in &a.cell_size {
-                    for diag in &a.diagnostics {
+                for &cell_size in &cell_sizes {
+                    for diag in &diags {
                         let diagnostics = match diag.as_str() {
                             "on" => true,
                             "off" => false,
                             d => anyhow::bail!("--diagnostics: `{d}` is not on or off"),
                         };
-                        for &workgroup_size in &a.workgroup {
+                        for &workgroup_size in &workgroups {
                             for checks in &a.checks {
                                 let shader_checks = match checks.as_str() {
                                     "on" => true,
@@ -150,11 +149,29 @@ fn run_bench(a: BenchArgs) -> anyhow::Result<()> {
             }
         }
     }
+    let mut baselines = Vec::new();
+    for count in &a.all_pairs {
+        let n = bench::parse_count(count).map_err(anyhow::Error::msg)?;
+        let scene = bench::bench_scene(n);
+        eprintln!("all-pairs baseline at {count}...");
+        baselines.push(bench::all_pairs(&gpu, &scene, SimOptions::from_scene(&scene), 3)?);
+    }
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "adapter": gpu.describe(), "results": results }))?);
+        let doc = serde_json::json!({ "adapter": gpu.describe(), "results": results, "all_pairs": baselines });
+        println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
         println!("adapter: {}", gpu.describe());
         print!("{}", bench::table(&results));
+        for b in &baselines {
+            println!(
+                "all pairs, {} particles (fluid + boundary): density {:.3} ms without a grid, {:.3} ms with it ({:.0}x); whole grid step {:.3} ms",
+                b.particles,
+                b.all_pairs_density_ms,
+                b.grid_density_ms,
+                b.all_pairs_density_ms / b.grid_density_ms,
+                b.grid_step_ms
+            );
+        }
     }
     Ok(())
 }

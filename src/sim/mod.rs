@@ -2,6 +2,7 @@
 //! the buffers, and [`Sim`], which records the passes of a step into the caller's encoder and
 //! never waits on the GPU inside a step.
 
+pub mod all_pairs;
 pub mod buffers;
 pub mod count;
 pub mod density;
@@ -458,6 +459,33 @@ impl Sim {
         }
         self.queue.submit([enc.finish()]);
         read_vec(d, &self.queue, &out, n as usize)
+    }
+
+    /// Runs the all-pairs density baseline (no grid) `repeats` times on the current state and
+    /// returns the densities by slot and the mean GPU milliseconds per run (None without
+    /// timestamp queries). Blocking: benchmark and tests only.
+    pub fn all_pairs_density(&self, repeats: u32) -> (Vec<f32>, Option<f64>) {
+        let d = &self.device;
+        let n = self.params.n_particles;
+        let cfg = shader::KernelConfig { wg_size: self.options.workgroup_size, checks: self.options.shader_checks };
+        let kernel = all_pairs::new(d, cfg);
+        let out = shader::storage(d, "baseline.density", n as u64 * 4);
+        let set = &self.fixed.sets[self.cur];
+        let bg = kernel.bind(d, &[&self.fixed.params, &set.pos_mass, &out]);
+        let timed = self.device.features().contains(wgpu::Features::TIMESTAMP_QUERY);
+        let mut prof = timed.then(|| Profiler::new(d, &self.queue, repeats.max(1)));
+        let mut enc = d.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("baseline.all_pairs") });
+        for r in 0..repeats.max(1) {
+            let mut pass = begin(&mut enc, &mut prof, "baseline.all_pairs", r as u64);
+            kernel.record(&mut pass, &bg, n, 0, self.max_dim);
+        }
+        if let Some(p) = &prof {
+            p.resolve(&mut enc);
+        }
+        self.queue.submit([enc.finish()]);
+        let density = read_vec(d, &self.queue, &out, n as usize);
+        let ms = prof.as_mut().and_then(|p| p.read(d, &self.queue).per_step_ms("baseline.all_pairs"));
+        (density, ms)
     }
 
     /// Records and submits only the start of a step: the grid build on the current set and, with

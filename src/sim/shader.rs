@@ -43,8 +43,10 @@ pub const FORCE: ShaderSource = ShaderSource { label: "sph.force", body: include
 pub const INTEGRATE: ShaderSource = ShaderSource { label: "sph.integrate", body: include_str!("../../shaders/integrate.wgsl"), common: true, neighbours: false };
 pub const NEIGHBOUR_PROBE: ShaderSource = ShaderSource { label: "test.neighbour_probe", body: include_str!("../../shaders/neighbour_probe.wgsl"), common: true, neighbours: true };
 
+pub const ALL_PAIRS: ShaderSource = ShaderSource { label: "baseline.all_pairs", body: include_str!("../../shaders/all_pairs.wgsl"), common: true, neighbours: false };
+
 /// Every shader, for the validation test.
-pub const ALL: [ShaderSource; 8] = [COUNT, SCAN, SCATTER, REORDER, DENSITY, FORCE, INTEGRATE, NEIGHBOUR_PROBE];
+pub const ALL: [ShaderSource; 9] = [COUNT, SCAN, SCATTER, REORDER, DENSITY, FORCE, INTEGRATE, NEIGHBOUR_PROBE, ALL_PAIRS];
 
 /// Compiles a pass's shader. With `checks` off, the module is created without wgpu's runtime
 /// bounds checks (each array access clamped or guarded otherwise), which costs the neighbour

@@ -1,0 +1,61 @@
+//! Throughput of the step, variant by variant, on the adapter this machine has. Ignored by
+//! default (it measures, it does not check); run it with
+//!
+//!     cargo test --release --test throughput -- --ignored --nocapture
+//!
+//! It prints one table: each row changes one choice against the defaults (reorder interval, cell
+//! order, cell size, diagnostics, workgroup size, shader bounds checks), then the all-pairs
+//! O(N²) density against the grid's at a small count. Particle count: 4M on a GPU, 30k on a CPU
+//! adapter (lavapipe); `RILLET_THROUGHPUT_PARTICLES=1m` overrides it.
+
+mod common;
+
+use rillet::bench::{self, BenchConfig};
+use rillet::sim::layout::CellOrder;
+use rillet::sim::SimOptions;
+
+#[test]
+#[ignore = "measures throughput; run with --ignored --nocapture"]
+fn throughput() {
+    let gpu = common::gpu();
+    let cpu_adapter = gpu.info.device_type == wgpu::DeviceType::Cpu;
+    let count = std::env::var("RILLET_THROUGHPUT_PARTICLES").unwrap_or_else(|_| if cpu_adapter { "30k" } else { "4m" }.into());
+    let n = bench::parse_count(&count).expect("RILLET_THROUGHPUT_PARTICLES");
+    let scene = bench::bench_scene(n);
+    let base = SimOptions::from_scene(&scene);
+    let cfg = if cpu_adapter { BenchConfig { warmup: 3, steps: 10, batch: 5 } } else { BenchConfig { warmup: 50, steps: 200, batch: 50 } };
+    let mut variants = vec![("defaults".to_string(), base.clone())];
+    for r in [1, 8, 0] {
+        variants.push((format!("reorder every {r}"), SimOptions { reorder_interval: r, ..base.clone() }));
+    }
+    variants.push(("Morton order".into(), SimOptions { order: CellOrder::Morton, ..base.clone() }));
+    variants.push(("cell size h".into(), SimOptions { cell_size: 1.0, ..base.clone() }));
+    variants.push(("cell size h, Morton".into(), SimOptions { cell_size: 1.0, order: CellOrder::Morton, ..base.clone() }));
+    variants.push(("diagnostics off".into(), SimOptions { diagnostics: false, ..base.clone() }));
+    for wg in [64, 128] {
+        variants.push((format!("workgroup {wg}"), SimOptions { workgroup_size: wg, ..base.clone() }));
+    }
+    variants.push(("shader bounds checks".into(), SimOptions { shader_checks: true, ..base.clone() }));
+
+    eprintln!("adapter: {}; {count} particles; defaults: {}", gpu.describe(), bench::variant_name(&base));
+    let mut results = Vec::new();
+    for (name, options) in variants {
+        let label = format!("{count} {name}");
+        let r = bench::run(gpu, &scene, options, &cfg, &label, bench::progress_line(&label)).expect("benchmark run");
+        assert!(r.particle_steps_per_s > 0.0);
+        results.push(r);
+    }
+    println!("{}", bench::table(&results));
+
+    let small = bench::bench_scene(if cpu_adapter { 4_000 } else { 64_000 });
+    match bench::all_pairs(gpu, &small, SimOptions::from_scene(&small), 3) {
+        Ok(b) => println!(
+            "all pairs, {} particles: density {:.3} ms without a grid, {:.3} ms with it ({:.0}x)",
+            b.particles,
+            b.all_pairs_density_ms,
+            b.grid_density_ms,
+            b.all_pairs_density_ms / b.grid_density_ms
+        ),
+        Err(e) => println!("all pairs: {e}"),
+    }
+}
