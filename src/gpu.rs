@@ -109,7 +109,8 @@ impl Gpu {
 fn install_error_logger(device: &wgpu::Device) {
     let seen: Mutex<HashSet<String>> = Mutex::new(HashSet::new());
     device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
-        let text = e.to_string();
+        // one line: the description spans several ("Validation Error\n\nCaused by:\n  In …")
+        let text = e.to_string().split_whitespace().collect::<Vec<_>>().join(" ");
         let first = seen.lock().map(|mut s| s.insert(text.clone())).unwrap_or(true);
         if first {
             log::error!("wgpu: {text}");

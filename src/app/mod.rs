@@ -44,6 +44,9 @@ pub struct AppArgs {
     /// Do not wait for the display's refresh (present as fast as possible).
     #[arg(long)]
     pub no_vsync: bool,
+    /// Testing: ask for a new window size at a frame, FRAME:WIDTHxHEIGHT (repeatable).
+    #[arg(long, hide = true, value_parser = parse_resize, value_name = "FRAME:WxH")]
+    pub resize_at: Vec<(u64, (u32, u32))>,
 }
 
 impl Default for AppArgs {
@@ -57,6 +60,7 @@ impl Default for AppArgs {
             screenshot_dir: PathBuf::from("."),
             report: None,
             no_vsync: false,
+            resize_at: Vec::new(),
         }
     }
 }
@@ -68,6 +72,12 @@ fn parse_size(s: &str) -> Result<(u32, u32), String> {
         (Some(w), Some(h)) => Ok((w, h)),
         _ => Err(format!("`{s}`: width and height must be whole numbers in 64..=16384")),
     }
+}
+
+fn parse_resize(s: &str) -> Result<(u64, (u32, u32)), String> {
+    let (frame, size) = s.split_once(':').ok_or_else(|| format!("`{s}`: expected FRAME:WIDTHxHEIGHT"))?;
+    let frame = frame.trim().parse().map_err(|_| format!("`{frame}` is not a frame number"))?;
+    Ok((frame, parse_size(size)?))
 }
 
 /// One diagnostics sample in the report.
@@ -108,6 +118,8 @@ pub struct Report {
     /// Frames whose per-pass GPU times arrived.
     pub profile_frames: Vec<u64>,
     pub screenshots: Vec<String>,
+    /// Size of the surface at the last frame, in pixels.
+    pub surface_size: [u32; 2],
     /// The 3D view in pixels: [x0, y0, x1, y1] (the rest of the window is the panel).
     pub viewport: [f32; 4],
 }

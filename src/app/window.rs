@@ -201,7 +201,8 @@ impl Running {
             WindowEvent::Resized(size) => self.resize(size.width, size.height),
             WindowEvent::Occluded(occluded) => {
                 log::debug!("occluded: {occluded}");
-                self.minimized = occluded || self.config.width == 0;
+                let size = self.window.inner_size();
+                self.minimized = occluded || size.width == 0 || size.height == 0;
             }
             WindowEvent::RedrawRequested => self.redraw(event_loop),
             _ => {}
@@ -331,11 +332,12 @@ impl Running {
         }
 
         // 2. the surface texture
+        let mut reconfigure = false;
         let frame = match self.surface.get_current_texture() {
             wgpu::CurrentSurfaceTexture::Success(t) => t,
             wgpu::CurrentSurfaceTexture::Suboptimal(t) => {
-                // draw this one, reconfigure for the next
-                self.surface.configure(&self.gpu.device, &self.config);
+                // draw this one, reconfigure once it is presented (not while it is held)
+                reconfigure = true;
                 t
             }
             wgpu::CurrentSurfaceTexture::Outdated => {
@@ -452,6 +454,9 @@ impl Running {
         self.screenshots.submitted();
         self.window.pre_present_notify();
         queue.present(frame);
+        if reconfigure {
+            self.surface.configure(&self.gpu.device, &self.config);
+        }
         for id in &full.textures_delta.free {
             self.egui_renderer.free_texture(id);
         }
@@ -459,6 +464,11 @@ impl Running {
         self.report.frames = self.driver.frame();
         self.report.steps = self.driver.sim().steps();
 
+        self.report.surface_size = size;
+        if let Some(&(at, (w, h))) = self.args.resize_at.iter().find(|r| r.0 == self.driver.frame()) {
+            log::info!("frame {at}: asking for a {w}x{h} window");
+            let _ = self.window.request_inner_size(winit::dpi::PhysicalSize::new(w, h));
+        }
         if self.args.frames.is_some_and(|n| self.driver.frame() >= n) {
             log::info!("{} frames done: exiting", self.driver.frame());
             event_loop.exit();
