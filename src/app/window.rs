@@ -71,6 +71,8 @@ pub struct Running {
     config: wgpu::SurfaceConfiguration,
     /// The surface can be copied from (screenshots).
     capture: bool,
+    /// Format of the view the scene pass draws into (sRGB; egui draws into `config.format`).
+    scene_format: wgpu::TextureFormat,
     egui_ctx: egui::Context,
     egui_state: egui_winit::State,
     egui_renderer: egui_wgpu::Renderer,
@@ -94,6 +96,8 @@ pub struct Running {
     args: AppArgs,
     report: Report,
     viewport: Viewport,
+    /// Frame the scene once the 3D view's size is known (after the first panel layout).
+    frame_camera: bool,
 }
 
 impl Running {
@@ -112,16 +116,31 @@ impl Running {
             .get_default_config(&gpu.adapter, size.width.max(1), size.height.max(1))
             .context("the adapter cannot present to this window's surface")?;
         let caps = surface.get_capabilities(&gpu.adapter);
-        if let Some(srgb) = caps.formats.iter().copied().find(|f| f.is_srgb()) {
-            config.format = srgb;
-        }
         config.present_mode = if args.no_vsync { wgpu::PresentMode::AutoNoVsync } else { wgpu::PresentMode::AutoVsync };
-        let capture = caps.usages.contains(wgpu::TextureUsages::COPY_SRC) && Screenshots::supports(config.format);
+        // The spheres are shaded in linear light and want an sRGB target; egui blends in gamma
+        // space and wants a plain one. Both, where the surface allows an sRGB view of a plain
+        // format; otherwise one sRGB format for both.
+        let srgb = caps.formats.iter().copied().find(|f| f.is_srgb()).unwrap_or(config.format);
+        let plain = srgb.remove_srgb_suffix();
+        let capture = caps.usages.contains(wgpu::TextureUsages::COPY_SRC) && Screenshots::supports(srgb);
         if capture {
             config.usage |= wgpu::TextureUsages::COPY_SRC;
         } else {
-            log::warn!("this surface ({:?}) cannot be copied from: screenshots are unavailable", config.format);
+            log::warn!("this surface ({srgb:?}) cannot be copied from: screenshots are unavailable");
         }
+        config.format = srgb;
+        if plain != srgb && caps.formats.contains(&plain) {
+            let mut two = wgpu::SurfaceConfiguration { format: plain, view_formats: vec![srgb], ..config.clone() };
+            two.width = two.width.max(1);
+            two.height = two.height.max(1);
+            let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
+            surface.configure(&gpu.device, &two);
+            match pollster::block_on(scope.pop()) {
+                None => config = wgpu::SurfaceConfiguration { width: config.width, height: config.height, ..two },
+                Some(e) => log::info!("no sRGB view of a {plain:?} surface here ({e}); egui draws into {srgb:?}"),
+            }
+        }
+        let scene_format = srgb;
         let minimized = size.width == 0 || size.height == 0;
         if !minimized {
             surface.configure(&gpu.device, &config);
@@ -147,7 +166,7 @@ impl Running {
                 predictable_texture_filtering: false,
             },
         );
-        let renderer = Renderer::new(&gpu.device, config.format);
+        let renderer = Renderer::new(&gpu.device, scene_format);
 
         let options = SimOptions::from_scene(&scene.scene);
         let sim =
@@ -171,6 +190,7 @@ impl Running {
             surface,
             config,
             capture,
+            scene_format,
             egui_ctx,
             egui_state,
             egui_renderer,
@@ -191,6 +211,7 @@ impl Running {
             args,
             report,
             viewport: Viewport { x: 0.0, y: 0.0, width: size.width as f32, height: size.height as f32 },
+            frame_camera: true,
         })
     }
 
@@ -267,10 +288,7 @@ impl Running {
                     || sim.params().domain_max != self.driver.sim().params().domain_max;
                 self.driver.replace_sim(sim);
                 self.controls.options = options;
-                if domain_changed {
-                    let camera = ViewSettings::new(self.driver.sim().params(), self.viewport.aspect()).camera;
-                    self.view.camera = camera;
-                }
+                self.frame_camera |= domain_changed;
                 self.view.ranges = crate::render::ColorMode::ALL.map(|m| m.default_range(self.driver.sim().params()));
                 self.window.set_title(&format!("Rillet — {}", loaded.name));
                 log::info!("{}: reloaded, {} fluid + {} boundary particles", loaded.name, loaded.state.n_fluid, loaded.state.n_boundary());
@@ -375,11 +393,14 @@ impl Running {
                 Action::Step => self.step_once = true,
                 Action::Reset => self.reset(),
                 Action::Reload => self.reload(),
-                Action::ResetCamera => self.view.camera = ViewSettings::new(self.driver.sim().params(), self.viewport.aspect()).camera,
+                Action::ResetCamera => self.frame_camera = true,
                 Action::Screenshot => {
                     screenshot = Some(self.args.screenshot_dir.join(format!("rillet-frame-{:05}.png", self.driver.frame() + 1)))
                 }
             }
+        }
+        if std::mem::take(&mut self.frame_camera) {
+            self.view.camera = ViewSettings::new(self.driver.sim().params(), self.viewport.aspect()).camera;
         }
         self.apply_options();
         let next = self.driver.frame() + 1;
@@ -395,6 +416,11 @@ impl Running {
         self.driver.record_frame(&mut encoder, steps);
 
         let target = frame.texture.create_view(&wgpu::TextureViewDescriptor { label: Some("app.surface"), ..Default::default() });
+        let scene_target = frame.texture.create_view(&wgpu::TextureViewDescriptor {
+            label: Some("app.surface.srgb"),
+            format: Some(self.scene_format),
+            ..Default::default()
+        });
         let size = [self.config.width, self.config.height];
         let uniforms = self.view.uniforms(self.driver.sim().params(), self.viewport.aspect());
         let sim = self.driver.sim();
@@ -402,7 +428,7 @@ impl Running {
             &device,
             &queue,
             &mut encoder,
-            &target,
+            &scene_target,
             size,
             self.viewport,
             &uniforms,
