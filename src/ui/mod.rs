@@ -139,7 +139,7 @@ fn header(ui: &mut egui::Ui, r: &Readout, actions: &mut Vec<Action>) {
         }
     });
     if let Some(e) = r.error {
-        ui.colored_label(egui::Color32::from_rgb(255, 110, 100), format!("⚠ {e}"));
+        ui.colored_label(egui::Color32::from_rgb(255, 110, 100), format!("Error: {e}"));
     }
 }
 
@@ -217,13 +217,13 @@ fn diagnostics(ui: &mut egui::Ui, r: &Readout, controls: &Controls) {
             });
             ui.small(format!("from frame {} (step {})", s.frame, s.step));
             if let Some(w) = overflow_warning(s) {
-                ui.colored_label(egui::Color32::from_rgb(255, 190, 80), format!("⚠ {w}"));
+                ui.colored_label(egui::Color32::from_rgb(255, 190, 80), format!("Warning: {w}"));
             }
             if s.diag.non_finite > 0 {
                 ui.colored_label(
                     egui::Color32::from_rgb(255, 110, 100),
                     format!(
-                        "⚠ {} particle updates were not finite and were discarded: the time step is too large for this stiffness",
+                        "Warning: {} particle updates were not finite and were discarded: the time step is too large for this stiffness",
                         s.diag.non_finite
                     ),
                 );
@@ -243,7 +243,7 @@ fn diagnostics(ui: &mut egui::Ui, r: &Readout, controls: &Controls) {
     let cfl = p.dt * p.sound_speed / p.h;
     let text = format!("CFL dt·c/h = {cfl:.3} (c = {:.1} m/s, dt = {:.1e} s)", p.sound_speed, p.dt);
     if cfl > 0.4 {
-        ui.colored_label(egui::Color32::from_rgb(255, 190, 80), format!("⚠ {text}: above 0.4, the step may be unstable"));
+        ui.colored_label(egui::Color32::from_rgb(255, 190, 80), format!("Warning: {text}: above 0.4, the step may be unstable"));
     } else {
         ui.small(text);
     }
