@@ -1,6 +1,25 @@
-//! `rillet run`: a headless run of a scene that writes probe time series as CSV. (Being built.)
+//! `rillet run`: a headless run of a scene that writes probe time series as CSV.
+//!
+//! Every `--every` steps the particle state is read back and the probes of
+//! [`crate::validation::probe`] are measured: time, surge front, water height at the gauges,
+//! density errors, kinetic / potential / elastic energy, momentum, wall clamps, non-finite and
+//! escaped particles. Output folder:
+//!
+//! - `probes.csv`: one row per probe (header in the first line), written as the run goes;
+//! - `profile.csv`: the vertical profile (density and Tait pressure per layer of one spacing),
+//!   averaged over the probes of the last `--profile-fraction` of the run;
+//! - `run.json`: what ran (scene, resolution, dt, speed of sound, adapter, timing).
 
-use std::path::PathBuf;
+use crate::gpu::Gpu;
+use crate::scene::Scene;
+use crate::setup::{self, InitialState};
+use crate::sim::{Sim, SimOptions};
+use crate::validation::probe::{self, ProbeRow, ProbeSetup, Profile, ProfileBin};
+use anyhow::Context;
+use serde::{Deserialize, Serialize};
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 #[derive(clap::Args, Debug)]
 pub struct RunArgs {
@@ -8,12 +27,418 @@ pub struct RunArgs {
     pub scene: PathBuf,
     /// Steps to run.
     #[arg(long, default_value_t = 1000)]
-    pub steps: u32,
-    /// Output folder for the CSV files.
+    pub steps: u64,
+    /// Output folder for probes.csv, profile.csv and run.json (created if missing).
     #[arg(long, default_value = "out")]
     pub out: PathBuf,
+    /// Probe every this many steps (0 = about 500 probes over the run).
+    #[arg(long, default_value_t = 0)]
+    pub every: u64,
+    /// x positions (m) of water-height gauges, comma separated.
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
+    pub gauges: Vec<f32>,
+    /// Initial velocity of a fluid block, `BLOCK:VX,VY,VZ` (block index in the scene's `fluid`
+    /// list, m/s); repeat for several blocks. Blocks not named start at rest.
+    #[arg(long = "velocity", value_parser = parse_velocity)]
+    pub velocities: Vec<(usize, [f32; 3])>,
+    /// Fraction of the run at its end over which profile.csv is averaged (0 = the last probe).
+    #[arg(long, default_value_t = 0.1)]
+    pub profile_fraction: f64,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// `2:1.5,0,-0.5` → (2, [1.5, 0, -0.5]).
+pub fn parse_velocity(s: &str) -> Result<(usize, [f32; 3]), String> {
+    let bad = || format!("`{s}` is not BLOCK:VX,VY,VZ (e.g. 0:1.5,0,0)");
+    let (block, v) = s.split_once(':').ok_or_else(bad)?;
+    let block = block.trim().parse().map_err(|_| bad())?;
+    let v: Vec<f32> = v.split(',').map(|c| c.trim().parse::<f32>()).collect::<Result<_, _>>().map_err(|_| bad())?;
+    match v[..] {
+        [x, y, z] if v.iter().all(|c| c.is_finite()) => Ok((block, [x, y, z])),
+        _ => Err(bad()),
+    }
+}
+
+/// What to run and record.
+#[derive(Clone, Debug)]
+pub struct RunConfig {
+    pub steps: u64,
+    /// Probe interval in steps (at least 1).
+    pub every: u64,
+    pub gauges: Vec<f32>,
+    pub velocities: Vec<(usize, [f32; 3])>,
+    /// Fraction of the run at its end over which the profile is averaged.
+    pub profile_fraction: f64,
+    /// Draw a progress bar on stderr.
+    pub progress: bool,
+}
+
+impl RunConfig {
+    pub fn new(steps: u64) -> Self {
+        Self { steps, every: auto_every(steps), gauges: vec![], velocities: vec![], profile_fraction: 0.1, progress: false }
+    }
+}
+
+/// About 500 probes per run.
+pub fn auto_every(steps: u64) -> u64 {
+    steps.div_ceil(500).max(1)
+}
+
+/// What ran: written as run.json.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RunMeta {
+    pub scene: String,
+    pub name: String,
+    pub adapter: String,
+    pub rillet_version: String,
+    /// UTC date the run finished, YYYY-MM-DD.
+    pub date: String,
+    pub fluid_particles: u32,
+    pub boundary_particles: u32,
+    pub spacing: f32,
+    pub h: f32,
+    pub dt: f32,
+    pub sound_speed: f32,
+    pub stiffness: f32,
+    pub rest_density: f32,
+    pub viscosity: f32,
+    pub wall_viscosity: f32,
+    pub gravity: [f32; 3],
+    pub domain_min: [f32; 3],
+    pub domain_max: [f32; 3],
+    pub fluid_blocks: Vec<([f32; 3], [f32; 3])>,
+    pub velocities: Vec<(usize, [f32; 3])>,
+    pub gauges: Vec<f32>,
+    pub steps: u64,
+    pub every: u64,
+    pub profile_snapshots: u32,
+    /// Wall-clock seconds of the whole run (steps and probes).
+    pub wall_seconds: f64,
+    /// Wall-clock milliseconds per step, probes included.
+    pub ms_per_step: f64,
+}
+
+/// A finished (or re-read) run.
+#[derive(Clone, Debug)]
+pub struct RunResult {
+    pub meta: RunMeta,
+    pub rows: Vec<ProbeRow>,
+    pub profile: Vec<ProfileBin>,
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
-    anyhow::bail!("`rillet run` is not built yet (scene {})", args.scene.display())
+    let scene = Scene::load(&args.scene)?;
+    let gpu = Gpu::headless()?;
+    let cfg = RunConfig {
+        steps: args.steps,
+        every: if args.every == 0 { auto_every(args.steps) } else { args.every },
+        gauges: args.gauges,
+        velocities: args.velocities,
+        profile_fraction: args.profile_fraction.clamp(0.0, 1.0),
+        progress: !args.quiet,
+    };
+    let r = run_scene(&gpu, &scene, &args.scene.display().to_string(), &cfg, Some(&args.out))?;
+    let last = r.rows.last().context("no probe was recorded")?;
+    eprintln!(
+        "{}: {} steps ({:.4} s simulated) in {:.1} s ({:.2} ms/step) on {}; front {:.4} m, max density error {:.3} %, wall clamps {}, outside {}, non-finite {}",
+        args.out.display(),
+        r.meta.steps,
+        last.time,
+        r.meta.wall_seconds,
+        r.meta.ms_per_step,
+        r.meta.adapter,
+        last.front,
+        100.0 * last.max_density_error,
+        last.wall_clamps,
+        last.outside,
+        last.non_finite
+    );
+    Ok(())
+}
+
+/// Index ranges of the fluid particles of each block (fluid is created block by block).
+pub fn block_ranges(scene: &Scene) -> Vec<std::ops::Range<usize>> {
+    let s = scene.physics.spacing;
+    let mut start = 0;
+    scene
+        .fluid
+        .iter()
+        .map(|b| {
+            let n: usize = (0..3).map(|a| setup::lattice_count(b.min[a], b.max[a], s) as usize).product();
+            start += n;
+            start - n..start
+        })
+        .collect()
+}
+
+/// Sets the initial velocity of whole fluid blocks.
+pub fn set_block_velocities(scene: &Scene, state: &mut InitialState, velocities: &[(usize, [f32; 3])]) -> anyhow::Result<()> {
+    let ranges = block_ranges(scene);
+    for &(block, v) in velocities {
+        let range = ranges
+            .get(block)
+            .with_context(|| format!("--velocity {block}:…: the scene has {} fluid blocks (0..{})", ranges.len(), ranges.len()))?;
+        for i in range.clone() {
+            state.vel_rho[i][..3].copy_from_slice(&v);
+        }
+    }
+    Ok(())
+}
+
+/// Runs `scene` for `cfg.steps` steps, probing every `cfg.every`; with `out`, writes
+/// probes.csv (as it goes), profile.csv and run.json there.
+pub fn run_scene(gpu: &Gpu, scene: &Scene, scene_label: &str, cfg: &RunConfig, out: Option<&Path>) -> anyhow::Result<RunResult> {
+    let mut state = setup::build(scene);
+    set_block_velocities(scene, &mut state, &cfg.velocities)?;
+    let mut sim = Sim::new(gpu, &state, SimOptions::from_scene(scene))
+        .with_context(|| format!("{scene_label}: the scene does not fit this device"))?;
+    let params = *sim.params();
+    let setup = ProbeSetup::new(&params, scene.physics.spacing, &cfg.gauges);
+    let every = cfg.every.max(1);
+    let dt = params.dt as f64;
+
+    let mut csv = match out {
+        Some(dir) => {
+            std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+            let path = dir.join("probes.csv");
+            let f = std::fs::File::create(&path).with_context(|| format!("cannot write {}", path.display()))?;
+            let mut w = std::io::BufWriter::new(f);
+            writeln!(w, "{}", ProbeRow::header(&setup.gauges))?;
+            Some(w)
+        }
+        None => None,
+    };
+
+    let label = if scene.name.is_empty() { scene_label.to_string() } else { scene.name.clone() };
+    if cfg.progress {
+        eprintln!(
+            "{label}: {} fluid + {} boundary particles, spacing {} m, dt {} s, c {:.2} m/s, {} steps on {}",
+            state.n_fluid,
+            state.n_boundary(),
+            scene.physics.spacing,
+            params.dt,
+            params.sound_speed,
+            cfg.steps,
+            gpu.describe()
+        );
+    }
+    let mut bar = Progress::new(&label, cfg.steps, cfg.progress);
+    let profile_from = cfg.steps - ((cfg.steps as f64 * cfg.profile_fraction) as u64).min(cfg.steps);
+    let mut profile = Profile::new(&setup);
+    let mut rows = Vec::new();
+    let t0 = Instant::now();
+    let mut step = 0u64;
+    loop {
+        let p = sim.read_particles();
+        let d = sim.read_diagnostics();
+        let row = probe::measure(&setup, &p, step, step as f64 * dt, d.wall_clamps, d.non_finite);
+        if let Some(w) = csv.as_mut() {
+            writeln!(w, "{}", row.csv())?;
+            w.flush()?;
+        }
+        if step >= profile_from || step == cfg.steps {
+            profile.add(&p);
+        }
+        rows.push(row);
+        if step >= cfg.steps {
+            break;
+        }
+        let target = (step + every).min(cfg.steps);
+        while step < target {
+            // at most 100 steps per submit, and wait for each so the progress bar tells the truth
+            let k = (target - step).min(100) as u32;
+            sim.run(k);
+            gpu.device.poll(wgpu::PollType::wait_indefinitely()).context("GPU wait")?;
+            step += k as u64;
+            bar.update(step, step as f64 * dt);
+        }
+    }
+    bar.finish();
+    let wall = t0.elapsed().as_secs_f64();
+    let meta = RunMeta {
+        scene: scene_label.to_string(),
+        name: scene.name.clone(),
+        adapter: gpu.describe(),
+        rillet_version: env!("CARGO_PKG_VERSION").to_string(),
+        date: utc_date(),
+        fluid_particles: state.n_fluid,
+        boundary_particles: state.n_boundary(),
+        spacing: scene.physics.spacing,
+        h: params.h,
+        dt: params.dt,
+        sound_speed: params.sound_speed,
+        stiffness: params.stiffness,
+        rest_density: params.rest_density,
+        viscosity: params.viscosity,
+        wall_viscosity: params.wall_viscosity,
+        gravity: params.gravity,
+        domain_min: params.domain_min,
+        domain_max: params.domain_max,
+        fluid_blocks: scene.fluid.iter().map(|b| (b.min, b.max)).collect(),
+        velocities: cfg.velocities.clone(),
+        gauges: cfg.gauges.clone(),
+        steps: cfg.steps,
+        every,
+        profile_snapshots: profile.snapshots,
+        wall_seconds: wall,
+        ms_per_step: wall * 1e3 / cfg.steps.max(1) as f64,
+    };
+    let result = RunResult { meta, rows, profile: profile.bins() };
+    if let Some(dir) = out {
+        write_profile(&dir.join("profile.csv"), &result.profile)?;
+        std::fs::write(dir.join("run.json"), serde_json::to_string_pretty(&result.meta)?)?;
+    }
+    Ok(result)
+}
+
+fn write_profile(path: &Path, bins: &[ProfileBin]) -> anyhow::Result<()> {
+    let mut s = String::from(probe::PROFILE_HEADER);
+    s.push('\n');
+    for b in bins {
+        s.push_str(&b.csv());
+        s.push('\n');
+    }
+    std::fs::write(path, s).with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// Reads back a run folder written by [`run_scene`].
+pub fn read_run(dir: &Path) -> anyhow::Result<RunResult> {
+    let read = |name: &str| {
+        let path = dir.join(name);
+        std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))
+    };
+    let meta: RunMeta = serde_json::from_str(&read("run.json")?).with_context(|| format!("{}: bad run.json", dir.display()))?;
+    let n_gauges = meta.gauges.len();
+    let rows = read("probes.csv")?
+        .lines()
+        .skip(1)
+        .enumerate()
+        .map(|(i, l)| ProbeRow::parse(l, n_gauges).with_context(|| format!("{}/probes.csv: bad line {}", dir.display(), i + 2)))
+        .collect::<anyhow::Result<_>>()?;
+    let profile = read("profile.csv")?
+        .lines()
+        .skip(1)
+        .enumerate()
+        .map(|(i, l)| ProfileBin::parse(l).with_context(|| format!("{}/profile.csv: bad line {}", dir.display(), i + 2)))
+        .collect::<anyhow::Result<_>>()?;
+    Ok(RunResult { meta, rows, profile })
+}
+
+/// Today's UTC date, YYYY-MM-DD (civil-from-days, H. Hinnant's algorithm).
+pub fn utc_date() -> String {
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    let z = (secs / 86_400) as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// A progress bar on stderr: redrawn in place on a terminal, one line per 10 % otherwise.
+pub struct Progress {
+    label: String,
+    total: u64,
+    start: Instant,
+    tty: bool,
+    on: bool,
+    last_decile: u64,
+    last_draw: Option<Instant>,
+}
+
+impl Progress {
+    pub fn new(label: &str, total: u64, on: bool) -> Self {
+        Self {
+            label: label.to_string(),
+            total,
+            start: Instant::now(),
+            tty: std::io::stderr().is_terminal(),
+            on,
+            last_decile: 0,
+            last_draw: None,
+        }
+    }
+
+    pub fn update(&mut self, done: u64, sim_time: f64) {
+        if !self.on || self.total == 0 {
+            return;
+        }
+        let frac = done as f64 / self.total as f64;
+        let elapsed = self.start.elapsed().as_secs_f64();
+        let eta = if done > 0 { elapsed * (self.total - done) as f64 / done as f64 } else { 0.0 };
+        if self.tty {
+            if self.last_draw.is_some_and(|t| t.elapsed().as_millis() < 100) && done < self.total {
+                return;
+            }
+            self.last_draw = Some(Instant::now());
+            let width = 30;
+            let filled = ((frac * width as f64) as usize).min(width);
+            eprint!(
+                "\r{} [{}{}] {:5.1}% step {}/{} t={:.4} s, {:.0} s left   ",
+                self.label,
+                "#".repeat(filled),
+                "-".repeat(width - filled),
+                100.0 * frac,
+                done,
+                self.total,
+                sim_time,
+                eta
+            );
+            let _ = std::io::stderr().flush();
+        } else {
+            let decile = (frac * 10.0).floor() as u64;
+            if decile > self.last_decile {
+                self.last_decile = decile;
+                eprintln!(
+                    "{}: {:3.0}% step {}/{} t={:.4} s, {:.0} s elapsed, {:.0} s left",
+                    self.label,
+                    100.0 * frac,
+                    done,
+                    self.total,
+                    sim_time,
+                    elapsed,
+                    eta
+                );
+            }
+        }
+    }
+
+    pub fn finish(&mut self) {
+        if self.on && self.tty {
+            eprintln!();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn velocity_argument() {
+        assert_eq!(parse_velocity("1:0.5,-1,2"), Ok((1, [0.5, -1.0, 2.0])));
+        assert!(parse_velocity("1:0.5,-1").is_err());
+        assert!(parse_velocity("x:0,0,0").is_err());
+        assert!(parse_velocity("0:nan,0,0").is_err());
+    }
+
+    #[test]
+    fn date_format() {
+        let d = utc_date();
+        assert_eq!(d.len(), 10);
+        assert!(d.starts_with("20"), "{d}");
+    }
+
+    #[test]
+    fn block_ranges_follow_the_lattice() {
+        let scene = Scene::default_scene();
+        let r = block_ranges(&scene);
+        assert_eq!(r, vec![0..22_500]);
+    }
 }

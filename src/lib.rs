@@ -13,3 +13,4 @@ pub mod scene;
 pub mod setup;
 pub mod sim;
 pub mod ui;
+pub mod validation;

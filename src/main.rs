@@ -26,6 +26,8 @@ enum Command {
     Bench(BenchArgs),
     /// Run a scene headless and write probe time series (CSV).
     Run(RunArgs),
+    /// Run the physical validation cases; write CSVs, plots and a report.
+    Validate(rillet::validation::ValidateArgs),
 }
 
 #[derive(clap::Args)]
@@ -75,6 +77,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Some(Command::Bench(args)) => run_bench(args),
         Some(Command::Run(args)) => rillet::headless::run(args),
+        Some(Command::Validate(args)) => rillet::validation::run(args),
         None => rillet::app::run(cli.app),
     };
     match result {

@@ -1,0 +1,503 @@
+//! Probes: the quantities a validation run records, measured on the CPU from a particle readback.
+//!
+//! Every definition here is what `docs/VALIDATION.md` quotes; change one only together with it.
+
+use crate::sim::Particles;
+use crate::sim::params::SimParams;
+
+/// What the probes need to know about a run.
+#[derive(Clone, Debug)]
+pub struct ProbeSetup {
+    /// Particle spacing s (m).
+    pub spacing: f64,
+    /// Support radius h (m).
+    pub h: f64,
+    pub rest_density: f64,
+    /// Tait stiffness B (Pa).
+    pub stiffness: f64,
+    pub gravity: [f64; 3],
+    pub domain_min: [f64; 3],
+    pub domain_max: [f64; 3],
+    /// x positions of the water-height gauges (m).
+    pub gauges: Vec<f64>,
+}
+
+impl ProbeSetup {
+    pub fn new(params: &SimParams, spacing: f32, gauges: &[f32]) -> Self {
+        let v = |a: [f32; 3]| a.map(|x| x as f64);
+        Self {
+            spacing: spacing as f64,
+            h: params.h as f64,
+            rest_density: params.rest_density as f64,
+            stiffness: params.stiffness as f64,
+            gravity: v(params.gravity),
+            domain_min: v(params.domain_min),
+            domain_max: v(params.domain_max),
+            gauges: gauges.iter().map(|&g| g as f64).collect(),
+        }
+    }
+
+    /// Tait pressure with negative pressure clamped away (docs/PHYSICS.md).
+    pub fn pressure(&self, rho: f64) -> f64 {
+        let x = rho.max(self.rest_density) / self.rest_density;
+        self.stiffness * (x.powi(7) - 1.0)
+    }
+
+    /// Elastic energy per unit mass stored at density ρ: e(ρ) = ∫ p/ρ² dρ from ρ0, which with the
+    /// clamped Tait law is (B/ρ0)·(x⁶/6 + 1/x − 7/6), x = ρ/ρ0 ≥ 1, and 0 below ρ0.
+    pub fn elastic_energy_per_mass(&self, rho: f64) -> f64 {
+        let x = rho / self.rest_density;
+        if x <= 1.0 { 0.0 } else { self.stiffness / self.rest_density * (x.powi(6) / 6.0 + 1.0 / x - 7.0 / 6.0) }
+    }
+
+    /// Volume one fluid particle stands for on the initial lattice: s³.
+    pub fn particle_volume(&self) -> f64 {
+        self.spacing.powi(3)
+    }
+}
+
+/// One row of `probes.csv`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ProbeRow {
+    pub step: u64,
+    /// Simulated time (s).
+    pub time: f64,
+    /// Surge front (m): see [`front`].
+    pub front: f64,
+    /// Water height (m) at each gauge: see [`gauge_height`].
+    pub gauges: Vec<f64>,
+    /// max |ρ/ρ0 − 1| over all fluid particles.
+    pub max_density_error: f64,
+    /// mean |ρ/ρ0 − 1| over all fluid particles.
+    pub mean_density_error: f64,
+    /// max |ρ/ρ0 − 1| over the fluid particles deeper than h below the free surface ([`surface_depths`]).
+    pub max_density_error_interior: f64,
+    /// Σ ½ m |v|² (J).
+    pub kinetic: f64,
+    /// Σ m |g| (height above the domain floor), i.e. −Σ m g·(x − domain_min) (J).
+    pub potential: f64,
+    /// Σ m e(ρ): the elastic energy of the compressed fluid (J).
+    pub elastic: f64,
+    /// Σ m v (kg m/s).
+    pub momentum: [f64; 3],
+    /// Largest particle speed (m/s).
+    pub max_speed: f64,
+    /// Smallest distance of a fluid particle to a face of the domain (m).
+    pub min_wall_distance: f64,
+    /// Cumulative position clamps of the domain guard (GPU counter).
+    pub wall_clamps: u32,
+    /// Cumulative non-finite particles (GPU counter).
+    pub non_finite: u32,
+    /// Fluid particles outside the domain box (more than 1 µm beyond a face) or not finite.
+    pub outside: u32,
+}
+
+impl ProbeRow {
+    pub fn mechanical(&self) -> f64 {
+        self.kinetic + self.potential
+    }
+    pub fn total(&self) -> f64 {
+        self.kinetic + self.potential + self.elastic
+    }
+
+    /// The CSV header for `gauges` gauge positions.
+    pub fn header(gauges: &[f64]) -> String {
+        let mut s = String::from("step,time_s,front_m");
+        for g in gauges {
+            s.push_str(&format!(",height_m_at_x{g}"));
+        }
+        s.push_str(",max_density_error,mean_density_error,max_density_error_interior");
+        s.push_str(",kinetic_J,potential_J,elastic_J,momentum_x,momentum_y,momentum_z");
+        s.push_str(",max_speed_m_s,min_wall_distance_m,wall_clamps,non_finite,outside");
+        s
+    }
+
+    pub fn csv(&self) -> String {
+        let mut s = format!("{},{:.7},{:.6}", self.step, self.time, self.front);
+        for g in &self.gauges {
+            s.push_str(&format!(",{g:.6}"));
+        }
+        s.push_str(&format!(",{:.6e},{:.6e},{:.6e}", self.max_density_error, self.mean_density_error, self.max_density_error_interior));
+        s.push_str(&format!(",{:.9e},{:.9e},{:.9e}", self.kinetic, self.potential, self.elastic));
+        s.push_str(&format!(",{:.9e},{:.9e},{:.9e}", self.momentum[0], self.momentum[1], self.momentum[2]));
+        s.push_str(&format!(
+            ",{:.6},{:.6e},{},{},{}",
+            self.max_speed, self.min_wall_distance, self.wall_clamps, self.non_finite, self.outside
+        ));
+        s
+    }
+
+    /// Parses a line written by [`ProbeRow::csv`] with `n_gauges` gauges.
+    pub fn parse(line: &str, n_gauges: usize) -> Option<ProbeRow> {
+        let f: Vec<&str> = line.trim().split(',').collect();
+        if f.len() != 3 + n_gauges + 3 + 6 + 5 {
+            return None;
+        }
+        let num = |i: usize| f[i].parse::<f64>().ok();
+        let mut k = 3 + n_gauges;
+        let mut next = || {
+            k += 1;
+            num(k - 1)
+        };
+        let mut row = ProbeRow {
+            step: f[0].parse().ok()?,
+            time: num(1)?,
+            front: num(2)?,
+            gauges: (0..n_gauges).map(|g| num(3 + g)).collect::<Option<_>>()?,
+            ..Default::default()
+        };
+        row.max_density_error = next()?;
+        row.mean_density_error = next()?;
+        row.max_density_error_interior = next()?;
+        row.kinetic = next()?;
+        row.potential = next()?;
+        row.elastic = next()?;
+        row.momentum = [next()?, next()?, next()?];
+        row.max_speed = next()?;
+        row.min_wall_distance = next()?;
+        row.wall_clamps = next()? as u32;
+        row.non_finite = next()? as u32;
+        row.outside = next()? as u32;
+        Some(row)
+    }
+}
+
+/// Fluid particles of a readback: (position, mass, velocity, density).
+pub fn fluid(p: &Particles) -> impl Iterator<Item = ([f64; 3], f64, [f64; 3], f64)> + '_ {
+    p.pos_mass
+        .iter()
+        .zip(&p.vel_rho)
+        .filter(|(x, _)| x[3] > 0.0)
+        .map(|(x, v)| ([x[0] as f64, x[1] as f64, x[2] as f64], x[3] as f64, [v[0] as f64, v[1] as f64, v[2] as f64], v[3] as f64))
+}
+
+/// Measures every probe on one readback.
+pub fn measure(setup: &ProbeSetup, p: &Particles, step: u64, time: f64, wall_clamps: u32, non_finite: u32) -> ProbeRow {
+    let rho0 = setup.rest_density;
+    let (lo, hi) = (setup.domain_min, setup.domain_max);
+    let depths = surface_depths(setup, p);
+    let mut row = ProbeRow { step, time, wall_clamps, non_finite, min_wall_distance: f64::INFINITY, ..Default::default() };
+    let mut n = 0usize;
+    let mut sum_err = 0.0;
+    for (i, (x, m, v, rho)) in fluid(p).enumerate() {
+        n += 1;
+        let err = (rho / rho0 - 1.0).abs();
+        sum_err += err;
+        row.max_density_error = row.max_density_error.max(err);
+        if depths[i] >= setup.h {
+            row.max_density_error_interior = row.max_density_error_interior.max(err);
+        }
+        let v2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+        row.kinetic += 0.5 * m * v2;
+        row.max_speed = row.max_speed.max(v2.sqrt());
+        for a in 0..3 {
+            row.momentum[a] += m * v[a];
+            row.potential -= m * setup.gravity[a] * (x[a] - lo[a]);
+            row.min_wall_distance = row.min_wall_distance.min(x[a] - lo[a]).min(hi[a] - x[a]);
+        }
+        row.elastic += m * setup.elastic_energy_per_mass(rho);
+        let finite = x.iter().chain(&v).all(|c| c.is_finite());
+        if !finite || (0..3).any(|a| x[a] < lo[a] - 1e-6 || x[a] > hi[a] + 1e-6) {
+            row.outside += 1;
+        }
+    }
+    row.mean_density_error = if n > 0 { sum_err / n as f64 } else { 0.0 };
+    row.front = front(setup, p);
+    row.gauges = setup.gauges.iter().map(|&g| gauge_height(setup, p, g)).collect();
+    row
+}
+
+/// The surge front along +x: fluid particles are binned along x in bins of width h; starting at
+/// the bin of the leftmost particle, the bins are walked while they hold particles, and the
+/// front is the largest particle x in that contiguous run plus half a spacing (the edge of the
+/// particle's volume, so that a column of width L starts with front = domain_min.x + L). Drops
+/// thrown ahead of the bulk across a gap of at least h do not count.
+pub fn front(setup: &ProbeSetup, p: &Particles) -> f64 {
+    let x0 = setup.domain_min[0];
+    let bins = (((setup.domain_max[0] - x0) / setup.h).ceil() as usize).max(1) + 1;
+    let mut max_in_bin = vec![f64::NEG_INFINITY; bins];
+    for (x, ..) in fluid(p) {
+        if !x[0].is_finite() {
+            continue;
+        }
+        let b = (((x[0] - x0) / setup.h).floor().max(0.0) as usize).min(bins - 1);
+        max_in_bin[b] = max_in_bin[b].max(x[0]);
+    }
+    let Some(first) = max_in_bin.iter().position(|m| m.is_finite()) else {
+        return f64::NAN;
+    };
+    let mut front = max_in_bin[first];
+    for m in &max_in_bin[first..] {
+        if !m.is_finite() {
+            break;
+        }
+        front = front.max(*m);
+    }
+    (front + 0.5 * setup.spacing).min(setup.domain_max[0])
+}
+
+/// Water height at gauge position `x_gauge`: the volume of the fluid particles in the slab
+/// `|x − x_gauge| < h` (clipped to the domain), counted as s³ per particle, divided by the slab's
+/// floor area (clipped width × domain depth in z). A depth-averaged height, insensitive to single
+/// drops; for a flat surface it is the surface height above the floor.
+pub fn gauge_height(setup: &ProbeSetup, p: &Particles, x_gauge: f64) -> f64 {
+    let (lo, hi) = (setup.domain_min, setup.domain_max);
+    let a = (x_gauge - setup.h).max(lo[0]);
+    let b = (x_gauge + setup.h).min(hi[0]);
+    if b <= a {
+        return 0.0;
+    }
+    let count = fluid(p).filter(|(x, ..)| x[0] >= a && x[0] < b).count();
+    count as f64 * setup.particle_volume() / ((b - a) * (hi[2] - lo[2]))
+}
+
+/// For every fluid particle (in readback order), its depth below the free surface: the top of its
+/// column, a vertical column of h × h (x, z) cells, lies half a spacing above the highest
+/// particle centre in it. Particles less than h deep have kernel supports that cross the
+/// surface, so their summed density is short by construction.
+pub fn surface_depths(setup: &ProbeSetup, p: &Particles) -> Vec<f64> {
+    let (lo, hi, h) = (setup.domain_min, setup.domain_max, setup.h);
+    let nx = (((hi[0] - lo[0]) / h).ceil() as usize).max(1);
+    let nz = (((hi[2] - lo[2]) / h).ceil() as usize).max(1);
+    let cell = |x: &[f64; 3]| {
+        let i = (((x[0] - lo[0]) / h).floor().max(0.0) as usize).min(nx - 1);
+        let k = (((x[2] - lo[2]) / h).floor().max(0.0) as usize).min(nz - 1);
+        k * nx + i
+    };
+    let mut top = vec![f64::NEG_INFINITY; nx * nz];
+    for (x, ..) in fluid(p) {
+        if x.iter().all(|c| c.is_finite()) {
+            let c = cell(&x);
+            top[c] = top[c].max(x[1]);
+        }
+    }
+    fluid(p).map(|(x, ..)| if x.iter().all(|c| c.is_finite()) { top[cell(&x)] + 0.5 * setup.spacing - x[1] } else { 0.0 }).collect()
+}
+
+/// One horizontal layer of the vertical profile (`profile.csv`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ProfileBin {
+    /// Bin bounds above the domain floor (m).
+    pub y_lo: f64,
+    pub y_hi: f64,
+    /// Fluid particle samples in the bin (summed over the snapshots averaged).
+    pub count: u64,
+    /// Mean particle height (m, above the floor).
+    pub mean_y: f64,
+    pub mean_density: f64,
+    pub min_density: f64,
+    pub max_density: f64,
+    /// Mean Tait pressure (Pa) of the particles.
+    pub mean_pressure: f64,
+    /// Samples deeper than h below the free surface.
+    pub interior: u64,
+}
+
+/// Accumulates a vertical profile (bins of one spacing, from the floor) over several snapshots.
+#[derive(Clone, Debug)]
+pub struct Profile {
+    setup: ProbeSetup,
+    bins: Vec<ProfileBin>,
+    sum_y: Vec<f64>,
+    sum_rho: Vec<f64>,
+    sum_p: Vec<f64>,
+    pub snapshots: u32,
+}
+
+impl Profile {
+    pub fn new(setup: &ProbeSetup) -> Self {
+        let s = setup.spacing;
+        let n = (((setup.domain_max[1] - setup.domain_min[1]) / s).ceil() as usize).max(1);
+        let bins = (0..n)
+            .map(|i| ProfileBin {
+                y_lo: i as f64 * s,
+                y_hi: (i + 1) as f64 * s,
+                min_density: f64::INFINITY,
+                max_density: f64::NEG_INFINITY,
+                ..Default::default()
+            })
+            .collect();
+        Self { setup: setup.clone(), bins, sum_y: vec![0.0; n], sum_rho: vec![0.0; n], sum_p: vec![0.0; n], snapshots: 0 }
+    }
+
+    pub fn add(&mut self, p: &Particles) {
+        let depths = surface_depths(&self.setup, p);
+        let (s, y0) = (self.setup.spacing, self.setup.domain_min[1]);
+        let n = self.bins.len();
+        for (i, (x, _, _, rho)) in fluid(p).enumerate() {
+            if !x[1].is_finite() {
+                continue;
+            }
+            let y = x[1] - y0;
+            let b = ((y / s).floor().max(0.0) as usize).min(n - 1);
+            let bin = &mut self.bins[b];
+            bin.count += 1;
+            bin.min_density = bin.min_density.min(rho);
+            bin.max_density = bin.max_density.max(rho);
+            if depths[i] >= self.setup.h {
+                bin.interior += 1;
+            }
+            self.sum_y[b] += y;
+            self.sum_rho[b] += rho;
+            self.sum_p[b] += self.setup.pressure(rho);
+        }
+        self.snapshots += 1;
+    }
+
+    /// The bins that hold particles.
+    pub fn bins(&self) -> Vec<ProfileBin> {
+        self.bins
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.count > 0)
+            .map(|(i, b)| {
+                let c = b.count as f64;
+                ProfileBin { mean_y: self.sum_y[i] / c, mean_density: self.sum_rho[i] / c, mean_pressure: self.sum_p[i] / c, ..b.clone() }
+            })
+            .collect()
+    }
+}
+
+pub const PROFILE_HEADER: &str = "y_lo_m,y_hi_m,samples,interior_samples,mean_y_m,mean_density,min_density,max_density,mean_pressure_Pa";
+
+impl ProfileBin {
+    pub fn csv(&self) -> String {
+        format!(
+            "{:.6},{:.6},{},{},{:.6},{:.5},{:.5},{:.5},{:.4}",
+            self.y_lo,
+            self.y_hi,
+            self.count,
+            self.interior,
+            self.mean_y,
+            self.mean_density,
+            self.min_density,
+            self.max_density,
+            self.mean_pressure
+        )
+    }
+
+    pub fn parse(line: &str) -> Option<ProfileBin> {
+        let f: Vec<f64> = line.trim().split(',').map(|x| x.parse().ok()).collect::<Option<_>>()?;
+        if f.len() != 9 {
+            return None;
+        }
+        Some(ProfileBin {
+            y_lo: f[0],
+            y_hi: f[1],
+            count: f[2] as u64,
+            interior: f[3] as u64,
+            mean_y: f[4],
+            mean_density: f[5],
+            min_density: f[6],
+            max_density: f[7],
+            mean_pressure: f[8],
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn setup() -> ProbeSetup {
+        ProbeSetup {
+            spacing: 0.1,
+            h: 0.2,
+            rest_density: 1000.0,
+            stiffness: 1e5,
+            gravity: [0.0, -10.0, 0.0],
+            domain_min: [0.0; 3],
+            domain_max: [4.0, 2.0, 1.0],
+            gauges: vec![0.5],
+        }
+    }
+
+    /// A block of `nx × ny × nz` particles at the lattice sites from the origin, plus one wall particle.
+    fn block(nx: usize, ny: usize, nz: usize) -> Particles {
+        let mut p = Particles { pos_mass: vec![], vel_rho: vec![], id: vec![] };
+        for k in 0..nz {
+            for j in 0..ny {
+                for i in 0..nx {
+                    p.pos_mass.push([(i as f32 + 0.5) * 0.1, (j as f32 + 0.5) * 0.1, (k as f32 + 0.5) * 0.1, 1.0]);
+                    p.vel_rho.push([1.0, 0.0, 0.0, 1000.0]);
+                }
+            }
+        }
+        p.pos_mass.push([-0.05, 0.05, 0.05, -1.0]);
+        p.vel_rho.push([0.0, 0.0, 0.0, 1000.0]);
+        p.id = (0..p.pos_mass.len() as u32).collect();
+        p
+    }
+
+    #[test]
+    fn front_gauge_energy_of_a_block() {
+        let s = setup();
+        let mut p = block(10, 10, 10);
+        let r = measure(&s, &p, 0, 0.0, 0, 0);
+        assert!((r.front - 1.0).abs() < 1e-6, "{}", r.front);
+        assert!((r.gauges[0] - 1.0).abs() < 1e-6, "{:?}", r.gauges);
+        assert_eq!(r.kinetic, 500.0);
+        assert_eq!(r.momentum, [1000.0, 0.0, 0.0]);
+        // Σ m g y = 10 · 100 · Σ_j (j + ½)·0.1 · 10 = 100 · 10 · 5
+        assert!((r.potential - 5000.0).abs() < 1e-3, "{}", r.potential);
+        assert_eq!((r.outside, r.max_density_error, r.elastic), (0, 0.0, 0.0));
+        // a drop far ahead does not move the front; one within h does
+        p.pos_mass.push([3.0, 0.05, 0.05, 1.0]);
+        p.vel_rho.push([0.0, 0.0, 0.0, 1000.0]);
+        assert!((front(&s, &p) - 1.0).abs() < 1e-6);
+        p.pos_mass.push([1.1, 0.05, 0.05, 1.0]);
+        p.vel_rho.push([0.0, 0.0, 0.0, 1000.0]);
+        assert!((front(&s, &p) - 1.15).abs() < 1e-6);
+    }
+
+    #[test]
+    fn depths_and_profile() {
+        let s = setup();
+        let p = block(4, 10, 10);
+        let d = surface_depths(&s, &p);
+        // top layer centre at 0.95: surface at 1.0
+        assert!((d[0] - 0.95).abs() < 1e-6 && (d[399] - 0.05).abs() < 1e-6);
+        let mut prof = Profile::new(&s);
+        prof.add(&p);
+        let bins = prof.bins();
+        assert_eq!(bins.len(), 10);
+        assert_eq!((bins[0].count, bins[0].interior), (40, 40));
+        // the top two layers (depth 0.05, 0.15) are within h = 0.2 of the surface
+        assert_eq!((bins[8].interior, bins[9].interior), (0, 0));
+        assert!((bins[3].mean_y - 0.35).abs() < 1e-6);
+        let line = bins[3].csv();
+        assert_eq!(ProfileBin::parse(&line).unwrap().count, 40);
+    }
+
+    #[test]
+    fn elastic_energy_is_the_integral_of_p_over_rho_squared() {
+        let s = setup();
+        let rho = 1010.0;
+        let n = 10_000;
+        let mut integral = 0.0;
+        for k in 0..n {
+            let r = 1000.0 + (k as f64 + 0.5) * 10.0 / n as f64;
+            integral += s.pressure(r) / (r * r) * 10.0 / n as f64;
+        }
+        assert!((s.elastic_energy_per_mass(rho) - integral).abs() < 1e-6 * integral, "{} {integral}", s.elastic_energy_per_mass(rho));
+        assert_eq!(s.elastic_energy_per_mass(990.0), 0.0);
+    }
+
+    #[test]
+    fn csv_round_trip() {
+        let r = ProbeRow {
+            step: 7,
+            time: 0.25,
+            front: 1.5,
+            gauges: vec![0.1, 0.2],
+            kinetic: 3.0,
+            momentum: [1.0, -2.0, 0.5],
+            outside: 2,
+            ..Default::default()
+        };
+        let line = r.csv();
+        assert_eq!(ProbeRow::header(&[0.1, 0.2]).split(',').count(), line.split(',').count());
+        let back = ProbeRow::parse(&line, 2).unwrap();
+        assert_eq!((back.step, back.front, back.gauges, back.momentum, back.outside), (7, 1.5, vec![0.1, 0.2], [1.0, -2.0, 0.5], 2));
+    }
+}
