@@ -20,32 +20,53 @@ fn own_slot(t: u32) -> u32 {
     return t;
 }
 
+// Slot range of `cells` consecutive cell indices starting at cell (cx, y, z) (inside the grid).
+fn span_range(cx: i32, y: i32, z: i32, cells: u32) -> vec2<u32> {
+    let first = cell_part_z(u32(z)) + cell_part_y(u32(y)) + cell_part_x(u32(cx));
+    return vec2<u32>(cell_start[first], cell_start[first + cells]);
+}
+
 // Visits every particle in the (2r+1)^3 cells around `x` (clipped to the grid, never clamped:
-// a clamped coordinate would visit a border cell twice).
+// a clamped coordinate would visit a border cell twice). The cells are taken as spans: whole
+// rows along x with ROWS (linear order: a row's cells have consecutive indices), single cells
+// otherwise. The next span's range is loaded before the current span is visited, so its two
+// `cell_start` loads are in flight while the candidates are tested.
 fn neighbour_loop(x: vec3<f32>, acc: ptr<function, Acc>) {
     let g = vec3<i32>(params.grid_dims) - vec3<i32>(1);
     let c = clamp(cell_coord(x), vec3<i32>(0), g);
     let r = i32(params.search_range);
     let lo = max(c - vec3<i32>(r), vec3<i32>(0));
     let hi = min(c + vec3<i32>(r), g);
-    let x_last = select(hi.x, lo.x, ROWS);
-    for (var z = lo.z; z <= hi.z; z++) {
-        let cz = cell_part_z(u32(z));
-        for (var y = lo.y; y <= hi.y; y++) {
-            let cyz = cz + cell_part_y(u32(y));
-            for (var cx = lo.x; cx <= x_last; cx++) {
-                let first = cyz + cell_part_x(u32(cx));
-                // ROWS (linear order): the row's cells are consecutive indices
-                let last = select(first, first + u32(hi.x - lo.x), ROWS);
-                let end = cell_start[last + 1u];
-                for (var k = cell_start[first]; k < end; k++) {
-                    var j = k;
-                    if USE_SORTED {
-                        j = sorted[k];
-                    }
-                    visit(acc, j);
-                }
+    let span_cells = select(1u, u32(hi.x - lo.x + 1), ROWS);
+    var cx = lo.x;
+    var y = lo.y;
+    var z = lo.z;
+    var next = span_range(cx, y, z, span_cells);
+    loop {
+        let cur = next;
+        var more = true;
+        cx = select(cx + 1, hi.x + 1, ROWS);
+        if cx > hi.x {
+            cx = lo.x;
+            y += 1;
+            if y > hi.y {
+                y = lo.y;
+                z += 1;
+                more = z <= hi.z;
             }
+        }
+        if more {
+            next = span_range(cx, y, z, span_cells);
+        }
+        for (var k = cur.x; k < cur.y; k++) {
+            var j = k;
+            if USE_SORTED {
+                j = sorted[k];
+            }
+            visit(acc, j);
+        }
+        if !more {
+            break;
         }
     }
 }
