@@ -74,6 +74,8 @@ pub enum SimError {
     GridTooLarge(#[from] GridTooLarge),
     #[error("workgroup size {0} is not supported (use 32, 64, 128 or 256, at most the device's {1})")]
     WorkgroupSize(u32, u32),
+    #[error("the device rejected a simulation shader or pipeline: {0}")]
+    Pipeline(String),
 }
 
 /// The passes' pipelines for one set of options.
@@ -88,6 +90,17 @@ struct Kernels {
 }
 
 impl Kernels {
+    /// Builds every pipeline, turning a shader or pipeline the device rejects into an error
+    /// here rather than a logged one at the first dispatch.
+    fn checked(device: &wgpu::Device, o: &SimOptions) -> Result<Self, SimError> {
+        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let kernels = Self::new(device, o);
+        match pollster::block_on(scope.pop()) {
+            Some(e) => Err(SimError::Pipeline(e.to_string())),
+            None => Ok(kernels),
+        }
+    }
+
     fn new(device: &wgpu::Device, o: &SimOptions) -> Self {
         let cfg = shader::KernelConfig { wg_size: o.workgroup_size, checks: o.shader_checks };
         let rows = o.order == CellOrder::Linear;
@@ -240,7 +253,7 @@ impl Sim {
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
         });
         let per_particle = |label| shader::storage(device, label, n as u64 * 4);
-        let kernels = Kernels::new(device, &options);
+        let kernels = Kernels::checked(device, &options)?;
         let cells = CellBuffers::new(device, &kernels.scan, layout);
         let fixed = Fixed {
             params: params_buf,
@@ -315,16 +328,19 @@ impl Sim {
             || options.order != self.options.order
             || options.workgroup_size != self.options.workgroup_size
             || options.shader_checks != self.options.shader_checks;
-        if grid_changed {
-            let layout = GridLayout::new(self.grid_lo, self.grid_hi, options.cell_size * self.params.h, options.order, self.max_cells)?;
+        // build everything that can fail first, so a refused change leaves the simulation as it was
+        let layout = if grid_changed {
+            Some(GridLayout::new(self.grid_lo, self.grid_hi, options.cell_size * self.params.h, options.order, self.max_cells)?)
+        } else {
+            None
+        };
+        if pipelines_changed {
+            self.kernels = Kernels::checked(&self.device, &options)?;
+        }
+        if let Some(layout) = layout {
             let h = self.params.h;
             apply_layout(&mut self.params, &layout, h);
-            if pipelines_changed {
-                self.kernels = Kernels::new(&self.device, &options);
-            }
             self.cells = CellBuffers::new(&self.device, &self.kernels.scan, layout);
-        } else if pipelines_changed {
-            self.kernels = Kernels::new(&self.device, &options);
         }
         self.params.capacity = options.capacity;
         self.queue.write_buffer(&self.fixed.params, 0, bytemuck::bytes_of(&self.params));
