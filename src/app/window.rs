@@ -543,7 +543,7 @@ impl Running {
                 if response.hovered() {
                     let scroll = ui.input(|i| i.smooth_scroll_delta.y);
                     if scroll != 0.0 {
-                        view.camera.zoom(scroll / 60.0);
+                        view.camera.zoom(scroll / 100.0);
                     }
                 }
             });

@@ -313,10 +313,10 @@ fn view_settings(ui: &mut egui::Ui, state: &mut PanelState, view: &mut ViewSetti
     });
 }
 
-/// Keyboard shortcuts (ignored while egui has keyboard focus, e.g. a value being typed).
+/// Keyboard shortcuts (ignored while a value is being typed into the panel).
 pub fn keys(ctx: &egui::Context, state: &mut PanelState, controls: &mut Controls, view: &mut ViewSettings) -> Vec<Action> {
     let mut actions = Vec::new();
-    if ctx.egui_wants_keyboard_input() {
+    if ctx.text_edit_focused() {
         return actions;
     }
     ctx.input(|i| {
