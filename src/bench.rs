@@ -51,11 +51,73 @@ pub fn bench_scene(n: u64) -> Scene {
     scene
 }
 
+/// Bytes a streaming pass moves per step (reads + writes), from its memory pattern: None for
+/// the neighbour loops, whose reads are served mostly by caches.
+pub fn pass_bytes(pass: &str, fluid: u64, boundary: u64, cells: u64) -> Option<u64> {
+    let n = fluid + boundary;
+    Some(match pass {
+        // read pos_mass, write cell_of and rank (the counter atomics not counted)
+        "grid.count" => n * (16 + 4 + 4),
+        // level 0 dominates: reduce reads the counts, down reads them again and writes cell_start
+        "grid.scan" => cells * 12,
+        // read cell_of, rank and cell_start[cell], write sorted
+        "grid.scatter" => n * 16,
+        // read sorted, gather pos_mass, vel_rho, id, write them
+        "reorder" => n * (4 + 2 * (16 + 16 + 4)),
+        // fluid: read pos_mass, vel_rho, acc, write pos_mass, vel_rho; boundary: read pos_mass
+        "sph.integrate" => fluid * 80 + boundary * 16,
+        _ => return None,
+    })
+}
+
+/// Measured bandwidth of a plain vec4 copy kernel (read + write bytes per second).
+pub fn copy_bandwidth(gpu: &Gpu) -> Option<f64> {
+    use crate::sim::shader::{self, Slot::*};
+    use wgpu::util::DeviceExt;
+    if !gpu.has_timestamps() {
+        return None;
+    }
+    let d = &gpu.device;
+    // 256 MiB per buffer, or what a binding allows
+    let bytes = (256u64 << 20).min(gpu.max_binding_bytes());
+    let n = (bytes / 16) as u32;
+    let src = shader::storage(d, "baseline.copy.src", bytes);
+    let dst = shader::storage(d, "baseline.copy.dst", bytes);
+    let params = d.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("baseline.copy.params"),
+        contents: bytemuck::cast_slice(&[n, 0, 0, 0]),
+        usage: wgpu::BufferUsages::UNIFORM,
+    });
+    let layout = shader::layout(d, "baseline.copy", &[(0, Uniform), (1, Read), (2, ReadWrite)]);
+    let module = shader::module(d, &shader::COPY, false);
+    let pipeline = shader::pipeline(d, "baseline.copy", &layout, &module, "main", &[("WG_SIZE", 256.0)]);
+    let bg = shader::bind(d, "baseline.copy", &layout, &[(0, &params), (1, &src), (2, &dst)]);
+    let reps = 20u32;
+    let mut prof = crate::sim::profiler::Profiler::new(d, &gpu.queue, reps);
+    let mut enc = d.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("baseline.copy") });
+    for r in 0..reps {
+        let w = prof.writes("baseline.copy", r as u64);
+        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("baseline.copy"), timestamp_writes: w });
+        pass.set_pipeline(&pipeline);
+        pass.set_bind_group(0, &bg, &[]);
+        shader::dispatch(&mut pass, n.div_ceil(256), gpu.limits.max_compute_workgroups_per_dimension);
+    }
+    prof.resolve(&mut enc);
+    gpu.queue.submit([enc.finish()]);
+    let p = prof.read(d, &gpu.queue);
+    // the first repetitions warm up: take the best
+    let best = p.min_ns.get("baseline.copy").copied()?;
+    Some(2.0 * bytes as f64 / (best * 1e-9))
+}
+
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct BenchResult {
     pub variant: String,
     pub fluid_particles: u32,
     pub boundary_particles: u32,
+    /// Length of the cell index range.
+    pub cells: u32,
+    pub reorder_interval: u32,
     pub steps: u64,
     /// Mean GPU milliseconds per step, per pass (in step order); reorder averaged over all steps.
     pub pass_ms: Vec<(String, f64)>,
@@ -129,6 +191,8 @@ pub fn run(gpu: &Gpu, scene: &Scene, options: SimOptions, cfg: &BenchConfig, var
         variant: variant.to_string(),
         fluid_particles: state.n_fluid,
         boundary_particles: state.n_boundary(),
+        cells: sim.grid().num_cells,
+        reorder_interval: sim.options().reorder_interval,
         steps,
         pass_ms,
         step_ms,
@@ -162,6 +226,41 @@ pub fn table(results: &[BenchResult]) -> String {
             }
         }
         s.push_str(&format!(" {:>9.3} {:>9.3} {:>11.1}\n", r.step_ms, r.wall_ms, r.particle_steps_per_s * 1e-6));
+    }
+    s
+}
+
+/// Bytes moved and bandwidth of the streaming passes, against the copy kernel's bandwidth.
+pub fn bandwidth_table(results: &[BenchResult], copy: Option<f64>) -> String {
+    let mut s = String::new();
+    match copy {
+        Some(bw) => s.push_str(&format!("copy kernel: {:.0} GB/s (read + write); streaming passes in GB/s and % of it:\n", bw * 1e-9)),
+        None => return "streaming-pass bandwidth: n/a (no timestamp queries)\n".into(),
+    }
+    let passes = ["grid.count", "grid.scan", "grid.scatter", "reorder", "sph.integrate"];
+    s.push_str(&format!("{:<36}", "variant"));
+    for p in passes {
+        s.push_str(&format!(" {:>16}", p));
+    }
+    s.push('\n');
+    let bw = copy.unwrap_or(f64::NAN);
+    for r in results {
+        s.push_str(&format!("{:<36}", r.variant));
+        for p in passes {
+            let ms = r.pass_ms.iter().find(|(l, _)| l == p).map(|x| x.1).unwrap_or(0.0);
+            let mut bytes = pass_bytes(p, r.fluid_particles as u64, r.boundary_particles as u64, r.cells as u64).unwrap_or(0) as f64;
+            if p == "reorder" {
+                // pass_ms is averaged over all steps; the reorder ran on one step in `interval`
+                bytes /= r.reorder_interval.max(1) as f64;
+            }
+            if ms > 0.0 {
+                let gbs = bytes / (ms * 1e-3) * 1e-9;
+                s.push_str(&format!(" {:>9.0} ({:>3.0}%)", gbs, gbs * 1e9 / bw * 100.0));
+            } else {
+                s.push_str(&format!(" {:>16}", "-"));
+            }
+        }
+        s.push('\n');
     }
     s
 }

@@ -114,6 +114,10 @@ pub struct RunMeta {
     pub steps: u64,
     pub every: u64,
     pub profile_snapshots: u32,
+    /// Mean free-surface height above the floor over the profile snapshots (m; see
+    /// [`probe::surface_height`]).
+    #[serde(default)]
+    pub surface_height: f64,
     /// Wall-clock seconds of the whole run (steps and probes).
     pub wall_seconds: f64,
     /// Wall-clock milliseconds per step, probes included.
@@ -282,6 +286,7 @@ pub fn run_scene(gpu: &Gpu, scene: &Scene, scene_label: &str, cfg: &RunConfig, o
         steps: cfg.steps,
         every,
         profile_snapshots: profile.snapshots,
+        surface_height: profile.surface(),
         wall_seconds: wall,
         ms_per_step: wall * 1e3 / cfg.steps.max(1) as f64,
     };

@@ -152,6 +152,7 @@ fn run_bench(a: BenchArgs) -> anyhow::Result<()> {
             }
         }
     }
+    let copy = bench::copy_bandwidth(&gpu);
     let mut baselines = Vec::new();
     for count in &a.all_pairs {
         let n = bench::parse_count(count).map_err(anyhow::Error::msg)?;
@@ -160,11 +161,12 @@ fn run_bench(a: BenchArgs) -> anyhow::Result<()> {
         baselines.push(bench::all_pairs(&gpu, &scene, SimOptions::from_scene(&scene), 3)?);
     }
     if a.json {
-        let doc = serde_json::json!({ "adapter": gpu.describe(), "results": results, "all_pairs": baselines });
+        let doc = serde_json::json!({ "adapter": gpu.describe(), "copy_bytes_per_s": copy, "results": results, "all_pairs": baselines });
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
         println!("adapter: {}", gpu.describe());
         print!("{}", bench::table(&results));
+        print!("{}", bench::bandwidth_table(&results, copy));
         for b in &baselines {
             println!(
                 "all pairs, {} particles (fluid + boundary): density {:.3} ms without a grid, {:.3} ms with it ({:.0}x); whole grid step {:.3} ms",

@@ -29,6 +29,8 @@ pub struct Profile {
     pub steps: u64,
     /// Pairs that did not fit the query set.
     pub dropped: u32,
+    /// Shortest single pass per label, in nanoseconds.
+    pub min_ns: BTreeMap<&'static str, f64>,
 }
 
 impl Profile {
@@ -95,7 +97,10 @@ fn summarize(profile: &mut Profile, labels: &[&'static str], steps: &[u64], tick
     let mut step_span: BTreeMap<u64, (u64, u64)> = BTreeMap::new();
     for (k, (label, step)) in labels.iter().zip(steps).enumerate() {
         let (b, e) = (ticks[2 * k], ticks[2 * k + 1]);
-        *profile.pass_ns.entry(label).or_default() += ns(e.saturating_sub(b));
+        let t = ns(e.saturating_sub(b));
+        *profile.pass_ns.entry(label).or_default() += t;
+        let m = profile.min_ns.entry(label).or_insert(f64::INFINITY);
+        *m = m.min(t);
         let span = step_span.entry(*step).or_insert((b, e));
         span.0 = span.0.min(b);
         span.1 = span.1.max(e);

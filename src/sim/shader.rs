@@ -45,8 +45,10 @@ pub const NEIGHBOUR_PROBE: ShaderSource = ShaderSource { label: "test.neighbour_
 
 pub const ALL_PAIRS: ShaderSource = ShaderSource { label: "baseline.all_pairs", body: include_str!("../../shaders/all_pairs.wgsl"), common: true, neighbours: false };
 
+pub const COPY: ShaderSource = ShaderSource { label: "baseline.copy", body: include_str!("../../shaders/copy.wgsl"), common: false, neighbours: false };
+
 /// Every shader, for the validation test.
-pub const ALL: [ShaderSource; 9] = [COUNT, SCAN, SCATTER, REORDER, DENSITY, FORCE, INTEGRATE, NEIGHBOUR_PROBE, ALL_PAIRS];
+pub const ALL: [ShaderSource; 10] = [COUNT, SCAN, SCATTER, REORDER, DENSITY, FORCE, INTEGRATE, NEIGHBOUR_PROBE, ALL_PAIRS, COPY];
 
 /// Compiles a pass's shader. With `checks` off, the module is created without wgpu's runtime
 /// bounds checks (each array access clamped or guarded otherwise), which costs the neighbour

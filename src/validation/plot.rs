@@ -52,6 +52,7 @@ fn e<T: std::fmt::Display>(x: T) -> anyhow::Error {
     anyhow::anyhow!("plot: {x}")
 }
 
+#[allow(dead_code)]
 fn range(values: impl Iterator<Item = f64>, pad: f64) -> (f64, f64) {
     let (lo, hi) = values.filter(|v| v.is_finite()).fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(v), b.max(v)));
     if !lo.is_finite() {
@@ -63,7 +64,14 @@ fn range(values: impl Iterator<Item = f64>, pad: f64) -> (f64, f64) {
 
 macro_rules! legend {
     ($chart:expr) => {
-        $chart.configure_series_labels().background_style(WHITE.mix(0.85)).border_style(BLACK).label_font((FONT, 16)).draw().map_err(e)?
+        $chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .label_font((FONT, 16))
+            .draw()
+            .map_err(e)?
     };
 }
 
@@ -117,19 +125,19 @@ pub fn hydrostatic(path: &Path, r: &RunResult, surface: f64, profile: &[(f64, f6
             .legend(line_legend(RED));
         legend!(c);
 
-        let ke: Vec<(f64, f64)> = r.rows.iter().filter(|x| x.kinetic > 0.0).map(|x| (x.time, x.kinetic)).collect();
-        let (lo, hi) = range(ke.iter().map(|p| p.1.log10()), 0.05);
+        let ke: Vec<(f64, f64)> = r.rows.iter().map(|x| (x.time, x.kinetic)).collect();
+        let ke_max = ke.iter().map(|p| p.1).fold(1e-12, f64::max) * 1.05;
         let mut c = ChartBuilder::on(&areas[2])
             .caption("kinetic energy", (FONT, 20))
             .margin(12)
             .x_label_area_size(45)
             .y_label_area_size(70)
-            .build_cartesian_2d(0.0..t_end, (10f64.powf(lo)..10f64.powf(hi)).log_scale())
+            .build_cartesian_2d(0.0..t_end, 0.0..ke_max)
             .map_err(e)?;
         c.configure_mesh()
             .x_desc("t (s)")
             .y_desc("E_kin (J)")
-            .y_label_formatter(&|v| format!("{v:.0e}"))
+            .y_label_formatter(&|v| format!("{v:.2e}"))
             .label_style((FONT, 14))
             .draw()
             .map_err(e)?;

@@ -274,6 +274,27 @@ pub fn surface_depths(setup: &ProbeSetup, p: &Particles) -> Vec<f64> {
     fluid(p).map(|(x, ..)| if x.iter().all(|c| c.is_finite()) { top[cell(&x)] + 0.5 * setup.spacing - x[1] } else { 0.0 }).collect()
 }
 
+/// The free-surface height above the floor: the mean over the occupied h × h (x, z) columns of
+/// the highest particle centre plus half a spacing.
+pub fn surface_height(setup: &ProbeSetup, p: &Particles) -> f64 {
+    let (lo, hi, h) = (setup.domain_min, setup.domain_max, setup.h);
+    let nx = (((hi[0] - lo[0]) / h).ceil() as usize).max(1);
+    let nz = (((hi[2] - lo[2]) / h).ceil() as usize).max(1);
+    let mut top = vec![f64::NEG_INFINITY; nx * nz];
+    for (x, ..) in fluid(p) {
+        if x.iter().all(|c| c.is_finite()) {
+            let i = (((x[0] - lo[0]) / h).floor().max(0.0) as usize).min(nx - 1);
+            let k = (((x[2] - lo[2]) / h).floor().max(0.0) as usize).min(nz - 1);
+            top[k * nx + i] = top[k * nx + i].max(x[1]);
+        }
+    }
+    let tops: Vec<f64> = top.into_iter().filter(|t| t.is_finite()).collect();
+    if tops.is_empty() {
+        return 0.0;
+    }
+    tops.iter().sum::<f64>() / tops.len() as f64 + 0.5 * setup.spacing - lo[1]
+}
+
 /// One horizontal layer of the vertical profile (`profile.csv`).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ProfileBin {
@@ -301,6 +322,7 @@ pub struct Profile {
     sum_y: Vec<f64>,
     sum_rho: Vec<f64>,
     sum_p: Vec<f64>,
+    sum_surface: f64,
     pub snapshots: u32,
 }
 
@@ -317,7 +339,7 @@ impl Profile {
                 ..Default::default()
             })
             .collect();
-        Self { setup: setup.clone(), bins, sum_y: vec![0.0; n], sum_rho: vec![0.0; n], sum_p: vec![0.0; n], snapshots: 0 }
+        Self { setup: setup.clone(), bins, sum_y: vec![0.0; n], sum_rho: vec![0.0; n], sum_p: vec![0.0; n], sum_surface: 0.0, snapshots: 0 }
     }
 
     pub fn add(&mut self, p: &Particles) {
@@ -341,7 +363,13 @@ impl Profile {
             self.sum_rho[b] += rho;
             self.sum_p[b] += self.setup.pressure(rho);
         }
+        self.sum_surface += surface_height(&self.setup, p);
         self.snapshots += 1;
+    }
+
+    /// Mean [`surface_height`] over the snapshots.
+    pub fn surface(&self) -> f64 {
+        if self.snapshots == 0 { 0.0 } else { self.sum_surface / self.snapshots as f64 }
     }
 
     /// The bins that hold particles.
@@ -465,6 +493,7 @@ mod tests {
         // the top two layers (depth 0.05, 0.15) are within h = 0.2 of the surface
         assert_eq!((bins[8].interior, bins[9].interior), (0, 0));
         assert!((bins[3].mean_y - 0.35).abs() < 1e-6);
+        assert!((prof.surface() - 1.0).abs() < 1e-6, "{}", prof.surface());
         let line = bins[3].csv();
         assert_eq!(ProfileBin::parse(&line).unwrap().count, 40);
     }
