@@ -5,6 +5,7 @@
 //! its asynchronous readbacks, in [`driver`] (also used headless by the tests).
 
 pub mod driver;
+pub mod render_timer;
 pub mod screenshot;
 pub mod watch;
 pub mod window;
@@ -178,4 +179,20 @@ pub fn run(args: AppArgs) -> anyhow::Result<()> {
     let mut app = App { args, scene: Some(scene), running: None, result: Ok(()) };
     event_loop.run_app(&mut app).context("the event loop failed")?;
     app.result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse() {
+        assert_eq!(parse_size("1280x720"), Ok((1280, 720)));
+        assert_eq!(parse_size("800X600"), Ok((800, 600)));
+        assert!(parse_size("1280").is_err());
+        assert!(parse_size("0x720").is_err());
+        assert!(parse_size("axb").is_err());
+        assert_eq!(parse_resize("150:800x560"), Ok((150, (800, 560))));
+        assert!(parse_resize("800x560").is_err());
+    }
 }

@@ -3,7 +3,8 @@
 //! (no waiting), acquire the surface texture (every outcome handled), run the panel, apply its
 //! changes, then encode the simulation steps, the scene pass and the egui pass, and submit once.
 
-use super::driver::Driver;
+use super::driver::{Driver, TIMESTAMPS_EVERY};
+use super::render_timer::RenderTimer;
 use super::screenshot::Screenshots;
 use super::watch::SceneWatch;
 use super::{AppArgs, Report, ReportSample};
@@ -77,6 +78,8 @@ pub struct Running {
     egui_state: egui_winit::State,
     egui_renderer: egui_wgpu::Renderer,
     renderer: Renderer,
+    /// GPU times of the render passes (where the adapter has timestamp queries).
+    render_timer: Option<RenderTimer>,
     driver: Driver,
     scene: LoadedScene,
     watch: Option<SceneWatch>,
@@ -167,6 +170,7 @@ impl Running {
             },
         );
         let renderer = Renderer::new(&gpu.device, scene_format);
+        let render_timer = gpu.has_timestamps().then(|| RenderTimer::new(&gpu.device, &gpu.queue));
 
         let options = SimOptions::from_scene(&scene.scene);
         let sim =
@@ -195,6 +199,7 @@ impl Running {
             egui_state,
             egui_renderer,
             renderer,
+            render_timer,
             driver,
             scene,
             watch,
@@ -343,6 +348,9 @@ impl Running {
         {
             self.report.profile_frames.push(p.frame);
         }
+        if let Some(t) = &mut self.render_timer {
+            t.poll();
+        }
         self.screenshots.poll();
         self.check_scene_file();
         if self.minimized {
@@ -424,6 +432,7 @@ impl Running {
         let size = [self.config.width, self.config.height];
         let uniforms = self.view.uniforms(self.driver.sim().params(), self.viewport.aspect());
         let sim = self.driver.sim();
+        let timer = self.render_timer.as_ref().filter(|_| self.driver.frame().is_multiple_of(TIMESTAMPS_EVERY));
         self.renderer.record(
             &device,
             &queue,
@@ -434,7 +443,7 @@ impl Running {
             &uniforms,
             Some((sim.current(), sim.n_particles())),
             self.view.show_box,
-            None,
+            timer.map(|t| t.writes(0)),
         );
 
         let ppp = full.pixels_per_point;
@@ -457,12 +466,17 @@ impl Running {
                         ops: wgpu::Operations { load: wgpu::LoadOp::Load, store: wgpu::StoreOp::Store },
                     })],
                     depth_stencil_attachment: None,
-                    timestamp_writes: None,
+                    timestamp_writes: timer.map(|t| t.writes(1)),
                     occlusion_query_set: None,
                     multiview_mask: None,
                 })
                 .forget_lifetime();
             self.egui_renderer.render(&mut pass, &jobs, &screen);
+        }
+        if timer.is_some()
+            && let Some(t) = &mut self.render_timer
+        {
+            t.record_copy(&mut encoder, self.driver.frame());
         }
         if let Some(path) = screenshot {
             if self.capture {
@@ -477,6 +491,9 @@ impl Running {
         // 5. one submit
         queue.submit(extra.into_iter().chain([encoder.finish()]));
         self.driver.submitted();
+        if let Some(t) = &mut self.render_timer {
+            t.submitted();
+        }
         self.screenshots.submitted();
         self.window.pre_present_notify();
         queue.present(frame);
@@ -504,7 +521,7 @@ impl Running {
     /// Runs the panel and the 3D view's input; returns the actions and egui's output.
     fn run_ui(&mut self) -> (Vec<Action>, egui::FullOutput) {
         let raw = self.egui_state.take_egui_input(&self.window);
-        let Self { driver, scene, panel, controls, view, error, gpu, rate, screenshot_note, .. } = self;
+        let Self { driver, scene, panel, controls, view, error, gpu, rate, screenshot_note, render_timer, .. } = self;
         let sim = driver.sim();
         let readout = Readout {
             scene_name: &scene.name,
@@ -521,6 +538,7 @@ impl Running {
             grid: sim.grid(),
             timestamps: gpu.has_timestamps(),
             profile: driver.profile.as_ref(),
+            render_times: render_timer.as_ref().and_then(|t| t.latest),
             latest: driver.latest.as_ref(),
             history: &driver.history,
             screenshots: screenshot_note.as_deref(),

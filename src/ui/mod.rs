@@ -74,6 +74,9 @@ pub struct Readout<'a> {
     pub grid: &'a GridLayout,
     pub timestamps: bool,
     pub profile: Option<&'a ProfileSample>,
+    /// GPU milliseconds of the render passes ([`crate::app::render_timer::PASSES`]) and the
+    /// frame they were measured on.
+    pub render_times: Option<(u64, [f64; 2])>,
     pub latest: Option<&'a DiagSample>,
     pub history: &'a VecDeque<DiagSample>,
     pub screenshots: Option<&'a str>,
@@ -184,6 +187,15 @@ fn performance(ui: &mut egui::Ui, r: &Readout) {
                 None => "…".to_string(),
             });
             ui.end_row();
+            for (i, label) in crate::app::render_timer::PASSES.iter().enumerate() {
+                ui.monospace(format!("{label} (per frame)"));
+                ui.monospace(match r.render_times {
+                    _ if !r.timestamps => "n/a".to_string(),
+                    Some((_, ms)) => format!("{:.3} ms", ms[i]),
+                    None => "…".to_string(),
+                });
+                ui.end_row();
+            }
         });
         if !r.timestamps {
             ui.small("n/a: this adapter has no timestamp queries");
