@@ -231,7 +231,7 @@ fn hydrostatic(r: &RunResult, out: &Path) -> anyhow::Result<CaseReport> {
             dens_int <= HYDRO_DENSITY_BOUND,
         ),
         check(
-            "mean pressure per layer vs ρ0·g·(H − y), layers deeper than h: largest |difference| / ρ0·g·H",
+            "mean pressure per layer vs ρ0·g·(H − y), layers deeper than h: largest abs. difference / ρ0·g·H",
             format!("{:.2} % (relative to the local ρ0·g·(H − y): {:.2} %)", 100.0 * worst_abs, 100.0 * worst_rel),
             "≤ 2 %",
             worst_abs <= HYDRO_PRESSURE_BOUND,
@@ -377,6 +377,13 @@ fn dam_break(r: &RunResult, out: &Path) -> anyhow::Result<CaseReport> {
         let h = reference::interpolate(&height, tau);
         let _ = writeln!(md, "| {tau:.2} | {h_exp:.2} | {} |", h.map(|h| format!("{h:.3}")).unwrap_or("—".into()));
     }
+    if let Some(last) = r.rows.last() {
+        let _ = writeln!(
+            md,
+            "\nDomain guard at the end of the run: {} wall clamps (cumulative particle-steps put back onto a face), {} particles outside the domain, {} non-finite.",
+            last.wall_clamps, last.outside, last.non_finite
+        );
+    }
     let png = out.join("dam_break.png");
     plot::dam_break(&png, &front, &height)?;
     let _ = writeln!(md, "\n![dam break](dam_break.png)");
@@ -430,7 +437,7 @@ fn conservation(blob: &RunResult, tank: &RunResult, out: &Path) -> anyhow::Resul
 
     let checks = vec![
         check(
-            "blobs: total momentum drift |P(t) − P(0)| / |P(0)|, largest",
+            "blobs: total momentum drift ‖P(t) − P(0)‖ / ‖P(0)‖, largest",
             format!("{worst:.2e} over {} steps", blob.meta.steps),
             "≤ 1e-5",
             worst <= MOMENTUM_BOUND,
@@ -467,11 +474,11 @@ fn conservation(blob: &RunResult, tank: &RunResult, out: &Path) -> anyhow::Resul
         pe0
     );
     md.push_str(&checks_table(&checks));
-    md.push_str("\n| t (s) | P_x − P_x(0) | P_y − P_y(0) | P_z − P_z(0) | (relative to abs P(0)) |\n|---|---|---|---|---|\n");
+    md.push_str("\n| t (s) | (P_x − P_x(0)) / ‖P(0)‖ | (P_y − P_y(0)) / ‖P(0)‖ | (P_z − P_z(0)) / ‖P(0)‖ |\n|---|---|---|---|\n");
     let stride = (drift.len() / 8).max(1);
     for (i, (t, d)) in drift.iter().enumerate() {
         if i % stride == 0 || i + 1 == drift.len() {
-            let _ = writeln!(md, "| {t:.3} | {:+.2e} | {:+.2e} | {:+.2e} | |", d[0], d[1], d[2]);
+            let _ = writeln!(md, "| {t:.3} | {:+.2e} | {:+.2e} | {:+.2e} |", d[0], d[1], d[2]);
         }
     }
     let png = out.join("conservation.png");
