@@ -230,7 +230,7 @@ fn help_lists_the_options() {
     let out = Command::new(BIN).arg("--help").output().unwrap();
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
-    for want in ["[SCENE]", "--substeps", "--frames", "--screenshot-at", "--report", "bench", "run"] {
+    for want in ["[SCENE]", "--substeps", "--size", "--frames", "--screenshot-at", "--screenshot-dir", "--report", "--no-vsync"] {
         assert!(text.contains(want), "--help lacks {want}:\n{text}");
     }
 }
@@ -251,6 +251,111 @@ fn a_bad_scene_is_one_message_and_exit_code_2() {
         assert!(err.contains(&path.display().to_string()), "{file}: the message names the file: {err}");
         assert!(!err.contains("panicked"), "{file}: {err}");
         assert_eq!(err.lines().filter(|l| l.starts_with("error:")).count(), 1, "{file}: one message: {err}");
+    }
+}
+
+/// The app under `xvfb-run`, its log read line by line. Dropping it stops the app if it still
+/// runs (a failed assertion never leaves it running).
+struct AppProcess {
+    child: std::process::Child,
+    lines: std::sync::mpsc::Receiver<String>,
+    log: Vec<String>,
+    /// The app's own pid (from its first log line): xvfb-run is a script around it.
+    pid: Option<u32>,
+}
+
+impl AppProcess {
+    fn start<S: AsRef<std::ffi::OsStr>>(args: impl IntoIterator<Item = S>) -> Self {
+        use std::io::BufRead;
+        let xvfb = Command::new("xvfb-run").arg("--help").output();
+        assert!(
+            xvfb.is_ok(),
+            "this test runs the app in a virtual X display and needs xvfb-run: apt-get install xvfb xauth \
+             (and the X11 libraries winit loads: libx11-6 libx11-xcb1 libxcursor1 libxi6 libxrandr2 libxkbcommon-x11-0)"
+        );
+        let mut child = Command::new("xvfb-run")
+            .args(["-a", "-s", "-screen 0 1280x720x24"])
+            .arg(BIN)
+            .args(args)
+            .env("RUST_LOG", "rillet=info,wgpu=warn")
+            .stderr(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .expect("xvfb-run");
+        let (tx, lines) = std::sync::mpsc::channel::<String>();
+        let stderr = child.stderr.take().unwrap();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Self { child, lines, log: Vec::new(), pid: None }
+    }
+
+    fn text(&self) -> String {
+        self.log.join("\n")
+    }
+
+    /// The next log line, or None at the deadline or when the app has closed its log.
+    fn next_line(&mut self, deadline: Instant) -> Option<String> {
+        let line = self.lines.recv_timeout(deadline.saturating_duration_since(Instant::now())).ok()?;
+        if self.pid.is_none() {
+            self.pid = line.split("(pid ").nth(1).and_then(|r| r.trim_end_matches(')').parse().ok());
+        }
+        self.log.push(line.clone());
+        Some(line)
+    }
+
+    /// Reads the log until a line matches; fails after `limit`.
+    fn wait_for(&mut self, what: &str, limit: Duration, pred: impl Fn(&str) -> bool) {
+        let deadline = Instant::now() + limit;
+        loop {
+            match self.next_line(deadline) {
+                Some(line) if pred(&line) => return,
+                Some(_) => {}
+                None => panic!("waiting for {what}; the app said:\n{}", self.text()),
+            }
+        }
+    }
+
+    /// Waits for the app to exit by itself (reading its log); fails after `limit`.
+    fn wait_exit(&mut self, limit: Duration) -> Option<i32> {
+        let deadline = Instant::now() + limit;
+        while self.next_line(deadline).is_some() {}
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status.code();
+            }
+            assert!(Instant::now() < deadline, "the app did not exit within {limit:?}:\n{}", self.text());
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Stops the app (SIGTERM to its own pid, then to xvfb-run) and waits for it.
+    fn stop(&mut self) {
+        if self.child.try_wait().ok().flatten().is_some() {
+            return;
+        }
+        if let Some(pid) = self.pid {
+            let _ = Command::new("kill").arg(pid.to_string()).status();
+        }
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while self.child.try_wait().ok().flatten().is_none() {
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for AppProcess {
+    fn drop(&mut self) {
+        self.stop();
     }
 }
 
@@ -294,34 +399,37 @@ fn far(a: [u8; 3], b: [u8; 3], d: i32) -> bool {
 
 #[test]
 fn the_app_draws_the_default_scene_in_a_real_window() {
-    let xvfb = Command::new("xvfb-run").arg("--help").output();
-    assert!(
-        xvfb.is_ok(),
-        "this test runs the app in a virtual X display and needs xvfb-run: apt-get install xvfb xauth \
-         (and the X11 libraries winit loads: libx11-6 libx11-xcb1 libxcursor1 libxi6 libxrandr2 libxkbcommon-x11-0)"
-    );
     let dir = std::env::temp_dir().join(format!("rillet-app-test-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let report = dir.join("report.json");
     let frames = 240;
     let t = Instant::now();
-    let out = Command::new("xvfb-run")
-        .args(["-a", "-s", "-screen 0 1280x720x24"])
-        .arg(BIN)
-        .args(["--frames", &frames.to_string(), "--substeps", "1", "--size", "1024x640", "--no-vsync", "--screenshot-at", "120,180,240"])
+    let mut args: Vec<std::ffi::OsString> = [
+        "--frames",
+        &frames.to_string(),
+        "--substeps",
+        "1",
+        "--size",
+        "1024x640",
+        "--no-vsync",
+        "--screenshot-at",
+        "120,180,240",
         // resized between the two shots that are compared, back before the last one
-        .args(["--resize-at", "150:800x560", "--resize-at", "200:1024x640"])
-        .arg("--screenshot-dir")
-        .arg(&dir)
-        .arg("--report")
-        .arg(&report)
-        .env("RUST_LOG", "rillet=info,wgpu=warn")
-        .output()
-        .unwrap();
-    let log = String::from_utf8_lossy(&out.stderr);
+        "--resize-at",
+        "150:800x560",
+        "--resize-at",
+        "200:1024x640",
+    ]
+    .iter()
+    .map(|a| a.into())
+    .collect();
+    args.extend(["--screenshot-dir".into(), dir.clone().into_os_string(), "--report".into(), report.clone().into_os_string()]);
+    let mut app = AppProcess::start(args);
+    let code = app.wait_exit(Duration::from_secs(900));
+    let log = app.text();
     eprintln!("app ran {frames} frames in {:.1} s", t.elapsed().as_secs_f32());
-    assert_eq!(out.status.code(), Some(0), "the app failed:\n{log}");
+    assert_eq!(code, Some(0), "the app failed:\n{log}");
     assert!(!log.contains("panicked"), "{log}");
     assert!(!log.contains("ERROR"), "errors logged:\n{log}");
 
@@ -380,7 +488,6 @@ fn replace_file(path: &Path, text: &str) {
 
 #[test]
 fn the_scene_reloads_when_its_file_changes_and_a_bad_edit_keeps_the_old_one() {
-    use std::io::BufRead;
     let dir = std::env::temp_dir().join(format!("rillet-reload-test-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
@@ -388,68 +495,25 @@ fn the_scene_reloads_when_its_file_changes_and_a_bad_edit_keeps_the_old_one() {
     let original = std::fs::read_to_string(root().join("scenes/small_drop.ron")).unwrap();
     std::fs::write(&file, &original).unwrap();
 
-    let mut child = Command::new("xvfb-run")
-        .args(["-a", "-s", "-screen 0 1280x720x24"])
-        .arg(BIN)
-        .arg(&file)
-        .args(["--frames", "20000", "--substeps", "1", "--size", "640x480", "--no-vsync"])
-        .env("RUST_LOG", "rillet=info,wgpu=warn")
-        .stderr(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .expect("xvfb-run (apt-get install xvfb xauth)");
-    let (tx, rx) = std::sync::mpsc::channel::<String>();
-    let stderr = child.stderr.take().unwrap();
-    std::thread::spawn(move || {
-        for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    let mut log = Vec::<String>::new();
-    let mut pid: Option<u32> = None;
-    let wait_for = |what: &str, pred: &dyn Fn(&str) -> bool, log: &mut Vec<String>, pid: &mut Option<u32>| {
-        let deadline = Instant::now() + Duration::from_secs(120);
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match rx.recv_timeout(left) {
-                Ok(line) => {
-                    if let Some(p) = line.split("(pid ").nth(1).and_then(|r| r.trim_end_matches(')').parse().ok()) {
-                        *pid = Some(p);
-                    }
-                    let hit = pred(&line);
-                    log.push(line);
-                    if hit {
-                        return;
-                    }
-                }
-                Err(_) => panic!("waiting for {what}; the app said:\n{}", log.join("\n")),
-            }
-        }
-    };
-    wait_for("the first diagnostics", &|l| l.contains("diagnostics of frame 60"), &mut log, &mut pid);
+    let args = [file.as_os_str(), "--frames".as_ref(), "20000".as_ref(), "--substeps".as_ref(), "1".as_ref()];
+    let mut app = AppProcess::start(args.into_iter().chain(["--size", "640x480", "--no-vsync"].map(std::ffi::OsStr::new)));
+    let limit = Duration::from_secs(120);
+    app.wait_for("the first diagnostics", limit, |l| l.contains("diagnostics of frame 60"));
 
     // an invalid edit: reported, and the old scene keeps running
     replace_file(&file, &original.replace("spacing: 0.02,", "spacing: -0.02,"));
-    wait_for("the reload error", &|l| l.contains("physics.spacing = -0.02 is out of range"), &mut log, &mut pid);
-    wait_for("frames after the error", &|l| l.contains("diagnostics of frame"), &mut log, &mut pid);
+    app.wait_for("the reload error", limit, |l| l.contains("physics.spacing = -0.02 is out of range"));
+    app.wait_for("frames after the error", limit, |l| l.contains("diagnostics of frame"));
 
     // a valid edit: the pool only (no drop) — 600 fluid particles
     let pool_only = original.replace("(min: (0.16, 0.24, 0.16), max: (0.24, 0.32, 0.24)),", "");
     assert_ne!(pool_only, original);
     replace_file(&file, &pool_only);
-    wait_for("the reload", &|l| l.contains("reloaded, 600 fluid"), &mut log, &mut pid);
-    wait_for("frames of the new scene", &|l| l.contains("diagnostics of frame"), &mut log, &mut pid);
-
-    let pid = pid.expect("the app logs its pid");
-    let _ = Command::new("kill").arg(pid.to_string()).status();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while child.try_wait().unwrap().is_none() {
-        assert!(Instant::now() < deadline, "the app did not stop");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    let text = log.join("\n");
+    app.wait_for("the reload", limit, |l| l.contains("reloaded, 600 fluid"));
+    app.wait_for("frames of the new scene", limit, |l| l.contains("diagnostics of frame"));
+    assert!(app.pid.is_some(), "the app logs its pid");
+    app.stop();
+    let text = app.text();
     assert!(!text.contains("panicked"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
