@@ -517,3 +517,25 @@ fn the_scene_reloads_when_its_file_changes_and_a_bad_edit_keeps_the_old_one() {
     assert!(!text.contains("panicked"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_scene_too_large_for_the_device_is_one_message_and_exit_code_2() {
+    let path = root().join("tests/bad_scenes_device/too_many_particles.ron");
+    let scene = rillet::scene::Scene::load(&path).unwrap();
+    let (fluid, boundary) = rillet::setup::count_particles(&scene);
+    let fits = gpu().max_binding_bytes() / 16;
+    if fluid + boundary <= fits {
+        // tests/scenes_gpu.rs checks the refusal against a lowered limit on such devices
+        eprintln!("this device holds {fits} particles: the binary's refusal of {} cannot be shown here", fluid + boundary);
+        return;
+    }
+    let mut app = AppProcess::start([path.as_os_str()]);
+    let code = app.wait_exit(Duration::from_secs(300));
+    let log = app.text();
+    assert_eq!(code, Some(2), "{log}");
+    let errors: Vec<&String> = app.log.iter().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(errors.len(), 1, "one message: {log}");
+    assert!(errors[0].contains("too_many_particles.ron") && errors[0].contains("max_storage_buffer_binding_size"), "{log}");
+    assert!(errors[0].contains(&format!("at most {fits} particles fit")), "{log}");
+    assert!(!log.contains("panicked"), "{log}");
+}
