@@ -1,4 +1,5 @@
-// sph.force: pressure (Tait, symmetric form; boundary neighbours mirror p_i at rest density),
+// sph.force: pressure (Tait, symmetric form, wall particles carrying the pressure that
+// sph.wall_pressure gave them),
 // Monaghan artificial viscosity and gravity into an acceleration (docs/PHYSICS.md).
 // Reads two vec4 per candidate (position+mass, velocity+density).
 
@@ -14,8 +15,6 @@ struct Acc {
     rho: f32,
     a: vec3<f32>,
     self_slot: u32,
-    // p_i / rho0^2: the pressure term of a boundary neighbour (pressure mirroring)
-    p_mirror: f32,
     inv_h: f32,
     inv_rho0: f32,
     // h * c * 2: the viscosity prefactor without alpha and 1 / (rho_i + rho_j)
@@ -35,7 +34,7 @@ fn visit(acc: ptr<function, Acc>, j: u32) {
     let vj = vel_rho[j];
     let rho_j = vj.w;
     let fluid = pj.w > 0.0;
-    let p_j = select((*acc).p_mirror, tait_pressure(rho_j, (*acc).inv_rho0) / (rho_j * rho_j), fluid);
+    let p_j = tait_pressure(rho_j, (*acc).inv_rho0) / (rho_j * rho_j);
     let alpha = select(params.wall_viscosity, params.viscosity, fluid);
     let vd = dot((*acc).v - vj.xyz, d);
     var pi_ij = 0.0;
@@ -62,7 +61,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let rho0 = params.rest_density;
     let p_i = tait_pressure(vi.w, 1.0 / rho0);
     let h = params.h;
-    var acc = Acc(pi.xyz, p_i / (vi.w * vi.w), vi.xyz, vi.w, vec3<f32>(0.0), i, p_i / (rho0 * rho0), 1.0 / h,
+    var acc = Acc(pi.xyz, p_i / (vi.w * vi.w), vi.xyz, vi.w, vec3<f32>(0.0), i, 1.0 / h,
                   1.0 / rho0, h * params.sound_speed * 2.0);
     neighbour_loop(pi.xyz, &acc);
     let grad_scale = params.kernel_norm * 6.0 / (h * h);

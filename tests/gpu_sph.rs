@@ -72,6 +72,7 @@ fn density_and_force_match_the_cpu_twin() {
     let mut cpu = RefSim::new(&state);
     let nb = cpu.neighbours();
     cpu.compute_density(&nb);
+    cpu.compute_wall_pressure(&nb);
     cpu.compute_forces(&nb);
 
     let g = cpu.params.gravity.map(f64::from);
@@ -91,6 +92,23 @@ fn density_and_force_match_the_cpu_twin() {
         let da = (0..3).map(|d| (acc[slot][d] as f64 - a[d]).powi(2)).sum::<f64>().sqrt();
         worst_a = worst_a.max(da / (an + gnorm));
     }
+    // wall particles: the density that carries their pressure
+    let mut worst_wall = 0.0f64;
+    let mut pressed = 0;
+    for (slot, &id) in after.id.iter().enumerate() {
+        let i = id as usize;
+        if cpu.is_fluid(i) {
+            continue;
+        }
+        let rho_cpu = cpu.vel_rho[i][3];
+        if rho_cpu > cpu.params.rest_density as f64 * (1.0 + 1e-6) {
+            pressed += 1;
+        }
+        worst_wall = worst_wall.max((after.vel_rho[slot][3] as f64 - rho_cpu).abs() / rho_cpu);
+    }
+    eprintln!("wall density: worst relative error {worst_wall:.2e} ({pressed} wall particles under pressure)");
+    assert!(pressed > 100, "the walls should carry pressure in this state ({pressed} do)");
+    assert!(worst_wall < 1e-5, "wall density off by {worst_wall:.2e} relative");
     eprintln!("density: worst relative error {worst_rho:.2e}; acceleration: worst {worst_a:.2e} of (|a| + |g|), max |a| {max_a:.1} m/s²");
     assert!(max_a > 2.0 * gnorm, "the state should have pressure forces well above gravity (max |a| {max_a})");
     assert!(worst_rho < 1e-5, "density off by {worst_rho:.2e} relative");

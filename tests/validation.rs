@@ -35,10 +35,8 @@ fn validate(case: Case, res: Resolution) {
 
 /// 10 000 steps of a 2000-particle column (spacing 0.05 m): density error within 1 % below the
 /// surface layer, layer pressures within 2 % of ρ0·g·(H − y), kinetic energy decaying, nothing
-/// escaping. FAILS with the current wall model (docs/VALIDATION.md, "Hydrostatic column"): the
-/// mirrored wall pressure feeds energy into the column; ignored until the wall model changes.
+/// escaping (it failed with the earlier pressure-mirroring walls; docs/PHYSICS.md, step 3b).
 #[test]
-#[ignore = "fails with the current wall model (pressure mirroring feeds energy in): see docs/VALIDATION.md"]
 fn hydrostatic_column_holds_ci() {
     validate(Case::Hydrostatic, Resolution::Ci);
 }

@@ -17,7 +17,8 @@ pub struct RefSim {
     pub params: SimParams,
     /// `(x, m)` for fluid, `(x, −ψ)` for boundary, indexed by particle id; never reordered.
     pub pos_mass: Vec<[f64; 4]>,
-    /// `(v, ρ)`; boundary particles keep `v = 0`, `ρ = ρ0`.
+    /// `(v, ρ)`; boundary particles keep `v = 0`; their `ρ` carries the wall pressure
+    /// ([`Self::compute_wall_pressure`]).
     pub vel_rho: Vec<[f64; 4]>,
     /// Acceleration of the last [`Self::compute_forces`] (fluid), zero for boundary.
     pub acc: Vec<[f64; 3]>,
@@ -127,8 +128,7 @@ impl RefSim {
         let c = p.sound_speed as f64;
         let (alpha_fluid, alpha_wall) = (p.viscosity as f64, p.wall_viscosity as f64);
         let eta2 = 0.01 * h * h;
-        let rho0 = p.rest_density as f64;
-        // P_j = p(ρ_j)/ρ_j² for everyone (exactly 0 for boundary, whose ρ = ρ0)
+        // P_j = p(ρ_j)/ρ_j² for everyone (for boundary particles ρ_j carries the wall pressure)
         let pr: Vec<f64> = self.vel_rho.iter().map(|v| self.pressure(v[3]) / (v[3] * v[3])).collect();
         for i in 0..self.n_particles() {
             if !self.is_fluid(i) {
@@ -137,7 +137,6 @@ impl RefSim {
             let xi = self.pos_mass[i];
             let vi = self.vel_rho[i];
             let mut a = [0.0f64; 3];
-            let p_mirror = self.pressure(vi[3]) / (rho0 * rho0);
             for &j in &nb[i] {
                 let j = j as usize;
                 if j == i {
@@ -159,9 +158,7 @@ impl RefSim {
                     0.0
                 };
                 let grad = k.grad_r(x, r2.sqrt());
-                // boundary neighbours mirror the pressure of i at rest density
-                let p_j = if xj[3] > 0.0 { pr[j] } else { p_mirror };
-                let s = xj[3].abs() * (pr[i] + p_j + pi_ij);
+                let s = xj[3].abs() * (pr[i] + pr[j] + pi_ij);
                 for d in 0..3 {
                     a[d] -= s * grad[d];
                 }
@@ -213,10 +210,44 @@ impl RefSim {
         }
     }
 
-    /// One step: neighbours, density, forces, integration.
+    /// Step 3b (Adami et al. 2012, walls at rest): the pressure of each boundary particle from
+    /// the fluid neighbours in `nb[b]`,
+    /// `p_b = max(0, Σ_f (p_f + ρ_f g·(x_b − x_f)) W_bf / Σ_f W_bf)` (0 without fluid around),
+    /// stored as the density with that Tait pressure, `ρ_b = ρ0 (p_b/B + 1)^(1/7)`.
+    pub fn compute_wall_pressure(&mut self, nb: &[Vec<u32>]) {
+        assert_eq!(nb.len(), self.n_particles(), "one neighbour list per particle");
+        let k = self.kernel();
+        let g = self.params.gravity.map(f64::from);
+        let rho0 = self.params.rest_density as f64;
+        let b = self.params.stiffness as f64;
+        for w in 0..self.n_particles() {
+            if self.is_fluid(w) {
+                continue;
+            }
+            let xw = self.pos_mass[w];
+            let (mut num, mut den) = (0.0, 0.0);
+            for &f in &nb[w] {
+                let f = f as usize;
+                if !self.is_fluid(f) {
+                    continue;
+                }
+                let xf = &self.pos_mass[f];
+                let r = [xw[0] - xf[0], xw[1] - xf[1], xw[2] - xf[2]];
+                let weight = k.w((r[0] * r[0] + r[1] * r[1] + r[2] * r[2]).sqrt());
+                let rho_f = self.vel_rho[f][3];
+                num += (self.pressure(rho_f) + rho_f * (g[0] * r[0] + g[1] * r[1] + g[2] * r[2])) * weight;
+                den += weight;
+            }
+            let p_w = if den > 0.0 { (num / den).max(0.0) } else { 0.0 };
+            self.vel_rho[w][3] = rho0 * (p_w / b + 1.0).powf(1.0 / 7.0);
+        }
+    }
+
+    /// One step: neighbours, density, wall pressure, forces, integration.
     pub fn step(&mut self) {
-        let nb = self.fluid_neighbours();
+        let nb = self.neighbours();
         self.compute_density(&nb);
+        self.compute_wall_pressure(&nb);
         self.compute_forces(&nb);
         self.integrate();
         self.steps += 1;

@@ -17,6 +17,7 @@ pub mod reorder;
 pub mod scan;
 pub mod scatter;
 pub mod shader;
+pub mod wall_pressure;
 
 use crate::gpu::Gpu;
 use crate::setup::InitialState;
@@ -85,6 +86,7 @@ struct Kernels {
     scatter: Kernel,
     reorder: Kernel,
     density: Kernel,
+    wall_pressure: Kernel,
     force: Kernel,
     integrate: Kernel,
 }
@@ -110,6 +112,7 @@ impl Kernels {
             scatter: scatter::new(device, cfg),
             reorder: reorder::new(device, cfg),
             density: density::new(device, cfg, rows),
+            wall_pressure: wall_pressure::new(device, cfg, rows),
             force: force::new(device, cfg, rows),
             integrate: integrate::new(device, cfg),
         }
@@ -123,6 +126,7 @@ struct Binds {
     /// [A→B, B→A]
     reorder: [wgpu::BindGroup; 2],
     density: [wgpu::BindGroup; 2],
+    wall_pressure: [wgpu::BindGroup; 2],
     force: [wgpu::BindGroup; 2],
     integrate: [wgpu::BindGroup; 2],
 }
@@ -152,6 +156,7 @@ impl Binds {
                 k.reorder.bind(d, &[p, &f.sorted, &src.pos_mass, &src.vel_rho, &src.id, &dst.pos_mass, &dst.vel_rho, &dst.id])
             }),
             density: both(&|s| k.density.bind(d, &[p, &cells.lut, &cells.cell_start, &f.sorted, &s.pos_mass, &s.vel_rho])),
+            wall_pressure: both(&|s| k.wall_pressure.bind(d, &[p, &cells.lut, &cells.cell_start, &f.sorted, &s.pos_mass, &s.vel_rho])),
             force: both(&|s| k.force.bind(d, &[p, &cells.lut, &cells.cell_start, &f.sorted, &s.pos_mass, &s.vel_rho, &f.acc])),
             integrate: both(&|s| k.integrate.bind(d, &[p, &s.pos_mass, &s.vel_rho, &f.acc, &f.diag])),
         }
@@ -392,6 +397,7 @@ impl Sim {
         }
         let variant = if reorder { DIRECT } else { THROUGH_SORTED };
         k.density.record(&mut begin(encoder, prof, "sph.density", step), &b.density[c], n, variant, md);
+        k.wall_pressure.record(&mut begin(encoder, prof, "sph.wall_pressure", step), &b.wall_pressure[c], n, variant, md);
         k.force.record(&mut begin(encoder, prof, "sph.force", step), &b.force[c], n, variant, md);
         k.integrate.record(&mut begin(encoder, prof, "sph.integrate", step), &b.integrate[c], n, 0, md);
         encoder.pop_debug_group();

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 /// Pass labels in step order; the profile reports them in this order.
-pub const PASSES: [&str; 7] = ["grid.count", "grid.scan", "grid.scatter", "reorder", "sph.density", "sph.force", "sph.integrate"];
+pub const PASSES: [&str; 8] = ["grid.count", "grid.scan", "grid.scatter", "reorder", "sph.density", "sph.wall_pressure", "sph.force", "sph.integrate"];
 
 pub struct Profiler {
     queries: wgpu::QuerySet,

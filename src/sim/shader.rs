@@ -40,6 +40,7 @@ pub const SCATTER: ShaderSource = ShaderSource { label: "grid.scatter", body: in
 pub const REORDER: ShaderSource = ShaderSource { label: "reorder", body: include_str!("../../shaders/reorder.wgsl"), common: true, neighbours: false };
 pub const DENSITY: ShaderSource = ShaderSource { label: "sph.density", body: include_str!("../../shaders/density.wgsl"), common: true, neighbours: true };
 pub const FORCE: ShaderSource = ShaderSource { label: "sph.force", body: include_str!("../../shaders/force.wgsl"), common: true, neighbours: true };
+pub const WALL_PRESSURE: ShaderSource = ShaderSource { label: "sph.wall_pressure", body: include_str!("../../shaders/wall_pressure.wgsl"), common: true, neighbours: true };
 pub const INTEGRATE: ShaderSource = ShaderSource { label: "sph.integrate", body: include_str!("../../shaders/integrate.wgsl"), common: true, neighbours: false };
 pub const NEIGHBOUR_PROBE: ShaderSource = ShaderSource { label: "test.neighbour_probe", body: include_str!("../../shaders/neighbour_probe.wgsl"), common: true, neighbours: true };
 
@@ -48,7 +49,7 @@ pub const ALL_PAIRS: ShaderSource = ShaderSource { label: "baseline.all_pairs", 
 pub const COPY: ShaderSource = ShaderSource { label: "baseline.copy", body: include_str!("../../shaders/copy.wgsl"), common: false, neighbours: false };
 
 /// Every shader, for the validation test.
-pub const ALL: [ShaderSource; 10] = [COUNT, SCAN, SCATTER, REORDER, DENSITY, FORCE, INTEGRATE, NEIGHBOUR_PROBE, ALL_PAIRS, COPY];
+pub const ALL: [ShaderSource; 11] = [COUNT, SCAN, SCATTER, REORDER, DENSITY, WALL_PRESSURE, FORCE, INTEGRATE, NEIGHBOUR_PROBE, ALL_PAIRS, COPY];
 
 /// Compiles a pass's shader. With `checks` off, the module is created without wgpu's runtime
 /// bounds checks (each array access clamped or guarded otherwise), which costs the neighbour

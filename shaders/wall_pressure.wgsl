@@ -1,0 +1,58 @@
+// sph.wall_pressure: the pressure of every boundary particle from the fluid around it (Adami,
+// Hu & Adams 2012, eq. 27, walls at rest):
+//   p_b = max(0, sum_f (p_f + rho_f g . (x_b - x_f)) W_bf / sum_f W_bf),
+// stored as the density that gives it through the Tait equation, rho_b = rho0 (p_b / B + 1)^(1/7),
+// so sph.force treats fluid and wall neighbours alike. Runs between sph.density and sph.force
+// over the same neighbour loop; fluid particles are skipped, wall particles without fluid
+// around them get rho0 (p_b = 0).
+
+@group(0) @binding(4) var<storage, read> pos_mass: array<vec4<f32>>;
+@group(0) @binding(5) var<storage, read_write> vel_rho: array<vec4<f32>>;
+
+struct Acc {
+    x: vec3<f32>,
+    // sum of (p_f + rho_f g . (x_b - x_f)) * kernel_w_q
+    num: f32,
+    // sum of kernel_w_q over fluid neighbours
+    den: f32,
+    h2: f32,
+    inv_h: f32,
+    inv_rho0: f32,
+}
+
+fn visit(acc: ptr<function, Acc>, j: u32) {
+    let pj = pos_mass[j];
+    if pj.w <= 0.0 {
+        return;
+    }
+    let d = (*acc).x - pj.xyz;
+    let r2 = dot(d, d);
+    if r2 < (*acc).h2 {
+        let w = kernel_w_q(sqrt(r2) * (*acc).inv_h);
+        let rho_f = vel_rho[j].w;
+        (*acc).num += (tait_pressure(rho_f, (*acc).inv_rho0) + rho_f * dot(params.gravity, d)) * w;
+        (*acc).den += w;
+    }
+}
+
+@compute @workgroup_size(WG_SIZE)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let t = linear_id(wid, nwg, lid);
+    if t >= params.n_particles {
+        return;
+    }
+    let i = own_slot(t);
+    let pi = pos_mass[i];
+    if pi.w > 0.0 {
+        return;
+    }
+    let rho0 = params.rest_density;
+    var acc = Acc(pi.xyz, 0.0, 0.0, params.h * params.h, 1.0 / params.h, 1.0 / rho0);
+    neighbour_loop(pi.xyz, &acc);
+    var p_b = 0.0;
+    if acc.den > 0.0 {
+        p_b = max(acc.num / acc.den, 0.0);
+    }
+    vel_rho[i].w = rho0 * pow(p_b / params.stiffness + 1.0, 1.0 / 7.0);
+}

@@ -1,0 +1,12 @@
+//! sph.wall_pressure — the pressure of each boundary particle from the fluid around it (Adami
+//! et al. 2012), stored as a density (`shaders/wall_pressure.wgsl` + `shaders/neighbours.wgsl`).
+
+use super::shader::{self, Kernel, KernelConfig, Slot::*};
+
+/// Bindings, in `bind` order: params, cell_lut, cell_start, sorted, pos_mass, vel_rho.
+/// Variants: [`super::DIRECT`] (after a reorder) and [`super::THROUGH_SORTED`].
+pub fn new(device: &wgpu::Device, cfg: KernelConfig, rows: bool) -> Kernel {
+    let slots = [(0, Uniform), (1, Read), (2, Read), (3, Read), (4, Read), (5, ReadWrite)];
+    let r = if rows { 1.0 } else { 0.0 };
+    Kernel::new(device, &shader::WALL_PRESSURE, &slots, cfg, &[&[("USE_SORTED", 0.0), ("ROWS", r)], &[("USE_SORTED", 1.0), ("ROWS", r)]])
+}
