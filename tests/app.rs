@@ -230,7 +230,9 @@ fn help_lists_the_options() {
     let out = Command::new(BIN).arg("--help").output().unwrap();
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
-    for want in ["[SCENE]", "--substeps", "--size", "--frames", "--screenshot-at", "--screenshot-dir", "--report", "--no-vsync"] {
+    for want in
+        ["[SCENE]", "--substeps", "--size", "--frames", "--screenshot ", "--screenshot-at", "--screenshot-dir", "--report", "--no-vsync"]
+    {
         assert!(text.contains(want), "--help lacks {want}:\n{text}");
     }
 }
@@ -414,7 +416,7 @@ fn the_app_draws_the_default_scene_in_a_real_window() {
         "1024x640",
         "--no-vsync",
         "--screenshot-at",
-        "120,180,240",
+        "120,180",
         // resized between the two shots that are compared, back before the last one
         "--resize-at",
         "150:800x560",
@@ -425,6 +427,8 @@ fn the_app_draws_the_default_scene_in_a_real_window() {
     .map(|a| a.into())
     .collect();
     args.extend(["--screenshot-dir".into(), dir.clone().into_os_string(), "--report".into(), report.clone().into_os_string()]);
+    // the last frame through --screenshot FILE
+    args.extend(["--screenshot".into(), dir.join("frame-00240.png").into_os_string()]);
     let mut app = AppProcess::start(args);
     let code = app.wait_exit(Duration::from_secs(900));
     let log = app.text();

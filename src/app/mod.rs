@@ -33,6 +33,9 @@ pub struct AppArgs {
     /// Exit (code 0) after this many frames.
     #[arg(long, value_name = "N")]
     pub frames: Option<u64>,
+    /// Save a PNG of the last frame (the one `--frames` ends on) as FILE.
+    #[arg(long, value_name = "FILE", requires = "frames")]
+    pub screenshot: Option<PathBuf>,
     /// Save a PNG of these frames (comma separated), as DIR/frame-NNNNN.png.
     #[arg(long, value_delimiter = ',', value_name = "FRAME,...")]
     pub screenshot_at: Vec<u64>,
@@ -57,6 +60,7 @@ impl Default for AppArgs {
             substeps: 4,
             size: (1280, 720),
             frames: None,
+            screenshot: None,
             screenshot_at: Vec::new(),
             screenshot_dir: PathBuf::from("."),
             report: None,

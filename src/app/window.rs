@@ -415,6 +415,11 @@ impl Running {
         if self.args.screenshot_at.contains(&next) {
             screenshot = Some(self.args.screenshot_dir.join(format!("frame-{next:05}.png")));
         }
+        if let Some(path) = &self.args.screenshot
+            && self.args.frames == Some(next)
+        {
+            screenshot = Some(path.clone());
+        }
 
         // 4. one encoder: steps, scene pass, egui pass
         let device = self.gpu.device.clone();
