@@ -103,7 +103,7 @@ impl Default for GridSettings {
         Self {
             cell_size: 0.5,
             capacity: 8,
-            reorder_interval: 4,
+            reorder_interval: 1,
             morton: false,
             diagnostics: true,
         }
