@@ -7,6 +7,7 @@
 pub mod driver;
 pub mod render_timer;
 pub mod screenshot;
+pub mod surface;
 pub mod watch;
 pub mod window;
 

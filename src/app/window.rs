@@ -1,4 +1,4 @@
-//! One window and everything drawn in it: the surface, the egui integration, the 3D renderer
+//! One window and everything drawn in it: the surface ([`super::surface`]), the egui integration, the 3D renderer
 //! and the simulation driver. A frame is, in this order: take the readbacks that have arrived
 //! (no waiting), acquire the surface texture (every outcome handled), run the panel, apply its
 //! changes, then encode the simulation steps, the scene pass and the egui pass, and submit once.
@@ -6,6 +6,7 @@
 use super::driver::{Driver, TIMESTAMPS_EVERY};
 use super::render_timer::RenderTimer;
 use super::screenshot::Screenshots;
+use super::surface::{Acquired, WindowSurface};
 use super::watch::SceneWatch;
 use super::{AppArgs, Report, ReportSample};
 use crate::gpu::Gpu;
@@ -68,12 +69,7 @@ impl Rate {
 pub struct Running {
     window: Arc<Window>,
     gpu: Gpu,
-    surface: wgpu::Surface<'static>,
-    config: wgpu::SurfaceConfiguration,
-    /// The surface can be copied from (screenshots).
-    capture: bool,
-    /// Format of the view the scene pass draws into (sRGB; egui draws into `config.format`).
-    scene_format: wgpu::TextureFormat,
+    surface: WindowSurface,
     egui_ctx: egui::Context,
     egui_state: egui_winit::State,
     egui_renderer: egui_wgpu::Renderer,
@@ -115,39 +111,8 @@ impl Running {
         log::info!("adapter: {}", gpu.describe());
 
         let size = window.inner_size();
-        let mut config = surface
-            .get_default_config(&gpu.adapter, size.width.max(1), size.height.max(1))
-            .context("the adapter cannot present to this window's surface")?;
-        let caps = surface.get_capabilities(&gpu.adapter);
-        config.present_mode = if args.no_vsync { wgpu::PresentMode::AutoNoVsync } else { wgpu::PresentMode::AutoVsync };
-        // The spheres are shaded in linear light and want an sRGB target; egui blends in gamma
-        // space and wants a plain one. Both, where the surface allows an sRGB view of a plain
-        // format; otherwise one sRGB format for both.
-        let srgb = caps.formats.iter().copied().find(|f| f.is_srgb()).unwrap_or(config.format);
-        let plain = srgb.remove_srgb_suffix();
-        let capture = caps.usages.contains(wgpu::TextureUsages::COPY_SRC) && Screenshots::supports(srgb);
-        if capture {
-            config.usage |= wgpu::TextureUsages::COPY_SRC;
-        } else {
-            log::warn!("this surface ({srgb:?}) cannot be copied from: screenshots are unavailable");
-        }
-        config.format = srgb;
-        if plain != srgb && caps.formats.contains(&plain) {
-            let mut two = wgpu::SurfaceConfiguration { format: plain, view_formats: vec![srgb], ..config.clone() };
-            two.width = two.width.max(1);
-            two.height = two.height.max(1);
-            let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
-            surface.configure(&gpu.device, &two);
-            match pollster::block_on(scope.pop()) {
-                None => config = wgpu::SurfaceConfiguration { width: config.width, height: config.height, ..two },
-                Some(e) => log::info!("no sRGB view of a {plain:?} surface here ({e}); egui draws into {srgb:?}"),
-            }
-        }
-        let scene_format = srgb;
+        let surface = WindowSurface::new(&gpu, surface, (size.width, size.height), !args.no_vsync)?;
         let minimized = size.width == 0 || size.height == 0;
-        if !minimized {
-            surface.configure(&gpu.device, &config);
-        }
 
         let egui_ctx = egui::Context::default();
         let max_tex = gpu.limits.max_texture_dimension_2d as usize;
@@ -161,7 +126,7 @@ impl Running {
         );
         let egui_renderer = egui_wgpu::Renderer::new(
             &gpu.device,
-            config.format,
+            surface.config.format,
             egui_wgpu::RendererOptions {
                 msaa_samples: 1,
                 depth_stencil_format: None,
@@ -169,7 +134,7 @@ impl Running {
                 predictable_texture_filtering: false,
             },
         );
-        let renderer = Renderer::new(&gpu.device, scene_format);
+        let renderer = Renderer::new(&gpu.device, surface.scene_format);
         let render_timer = gpu.has_timestamps().then(|| RenderTimer::new(&gpu.device, &gpu.queue));
 
         let options = SimOptions::from_scene(&scene.scene);
@@ -182,7 +147,7 @@ impl Running {
         log::info!("{}: {} fluid + {} boundary particles", scene.name, scene.state.n_fluid, scene.state.n_boundary());
         let report = Report {
             adapter: gpu.describe(),
-            surface_format: format!("{:?}", config.format),
+            surface_format: format!("{:?}", surface.config.format),
             timestamps: gpu.has_timestamps(),
             n_particles: scene.state.n_particles(),
             n_fluid: scene.state.n_fluid,
@@ -192,9 +157,6 @@ impl Running {
             window,
             gpu,
             surface,
-            config,
-            capture,
-            scene_format,
             egui_ctx,
             egui_state,
             egui_renderer,
@@ -240,13 +202,7 @@ impl Running {
 
     fn resize(&mut self, width: u32, height: u32) {
         self.minimized = width == 0 || height == 0;
-        if self.minimized {
-            // a 0×0 surface cannot be configured: keep the old configuration until it grows
-            return;
-        }
-        self.config.width = width;
-        self.config.height = height;
-        self.surface.configure(&self.gpu.device, &self.config);
+        self.surface.resize(&self.gpu.device, width, height);
     }
 
     /// Chooses how the loop waits: continuous frames while visible; asleep while minimized
@@ -358,37 +314,11 @@ impl Running {
         }
 
         // 2. the surface texture
-        let mut reconfigure = false;
-        let frame = match self.surface.get_current_texture() {
-            wgpu::CurrentSurfaceTexture::Success(t) => t,
-            wgpu::CurrentSurfaceTexture::Suboptimal(t) => {
-                // draw this one, reconfigure once it is presented (not while it is held)
-                reconfigure = true;
-                t
-            }
-            wgpu::CurrentSurfaceTexture::Outdated => {
-                log::debug!("surface outdated: reconfiguring");
-                self.surface.configure(&self.gpu.device, &self.config);
-                return;
-            }
-            wgpu::CurrentSurfaceTexture::Lost => {
-                log::warn!("surface lost: recreating it");
-                match self.gpu.instance.create_surface(self.window.clone()) {
-                    Ok(s) => {
-                        self.surface = s;
-                        self.surface.configure(&self.gpu.device, &self.config);
-                    }
-                    Err(e) => log::error!("cannot recreate the surface: {e}"),
-                }
-                return;
-            }
-            wgpu::CurrentSurfaceTexture::Timeout | wgpu::CurrentSurfaceTexture::Occluded => {
+        let (frame, reconfigure) = match self.surface.acquire(&self.gpu, &self.window) {
+            Acquired::Frame { frame, reconfigure } => (frame, reconfigure),
+            Acquired::Retry => return,
+            Acquired::Later => {
                 self.backoff_until = Some(Instant::now() + Duration::from_millis(50));
-                return;
-            }
-            wgpu::CurrentSurfaceTexture::Validation => {
-                log::error!("surface texture: validation error (reported above); skipping the frame");
-                self.backoff_until = Some(Instant::now() + Duration::from_millis(100));
                 return;
             }
         };
@@ -431,10 +361,10 @@ impl Running {
         let target = frame.texture.create_view(&wgpu::TextureViewDescriptor { label: Some("app.surface"), ..Default::default() });
         let scene_target = frame.texture.create_view(&wgpu::TextureViewDescriptor {
             label: Some("app.surface.srgb"),
-            format: Some(self.scene_format),
+            format: Some(self.surface.scene_format),
             ..Default::default()
         });
-        let size = [self.config.width, self.config.height];
+        let size = self.surface.size();
         let uniforms = self.view.uniforms(self.driver.sim().params(), self.viewport.aspect());
         let sim = self.driver.sim();
         let timer = self.render_timer.as_ref().filter(|_| self.driver.frame().is_multiple_of(TIMESTAMPS_EVERY));
@@ -484,7 +414,7 @@ impl Running {
             t.record_copy(&mut encoder, self.driver.frame());
         }
         if let Some(path) = screenshot {
-            if self.capture {
+            if self.surface.capture {
                 self.screenshots.record(&device, &mut encoder, &frame.texture, path.clone());
                 self.report.screenshots.push(path.display().to_string());
                 self.screenshot_note = Some(format!("saving {}", path.display()));
@@ -503,7 +433,7 @@ impl Running {
         self.window.pre_present_notify();
         queue.present(frame);
         if reconfigure {
-            self.surface.configure(&self.gpu.device, &self.config);
+            self.surface.reconfigure(&self.gpu.device);
         }
         for id in &full.textures_delta.free {
             self.egui_renderer.free_texture(id);
@@ -573,7 +503,7 @@ impl Running {
         });
         self.egui_state.handle_platform_output(&self.window, full.platform_output.clone());
         let ppp = full.pixels_per_point;
-        let (w, h) = (self.config.width as f32, self.config.height as f32);
+        let [w, h] = self.surface.size().map(|v| v as f32);
         let x0 = (central.min.x * ppp).clamp(0.0, w);
         let y0 = (central.min.y * ppp).clamp(0.0, h);
         let x1 = (central.max.x * ppp).clamp(x0, w);
