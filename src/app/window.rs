@@ -1,7 +1,8 @@
-//! One window and everything drawn in it: the surface ([`super::surface`]), the egui integration, the 3D renderer
-//! and the simulation driver. A frame is, in this order: take the readbacks that have arrived
-//! (no waiting), acquire the surface texture (every outcome handled), run the panel, apply its
-//! changes, then encode the simulation steps, the scene pass and the egui pass, and submit once.
+//! One window and everything drawn in it: the surface ([`super::surface`]), the egui
+//! integration, the 3D renderer and the simulation driver. A frame is, in this order: take the
+//! readbacks that have arrived (no waiting), acquire the surface texture (every outcome
+//! handled), run the panel, apply its changes, then encode the simulation steps, the scene pass
+//! and the egui pass, and submit once.
 
 use super::driver::{Driver, TIMESTAMPS_EVERY};
 use super::render_timer::RenderTimer;
