@@ -485,6 +485,15 @@ fn syntax_message(code: &ron::Error) -> String {
     }
 }
 
+/// Loads `path`, or the built-in default scene when there is none; returns the scene and a
+/// name for messages.
+pub fn load_or_default(path: Option<&std::path::Path>) -> Result<(Scene, String), SceneError> {
+    Ok(match path {
+        Some(p) => (Scene::load(p)?, p.display().to_string()),
+        None => (Scene::parse(DEFAULT_SCENE, DEFAULT_SCENE_PATH)?, format!("{DEFAULT_SCENE_PATH} (built in)")),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -787,13 +796,4 @@ mod tests {
         assert_eq!(crate::setup::count_particles(&bench).0, 1_000_000);
         assert_eq!(bench.physics.pressure, Pressure::Stiffness(50000.0));
     }
-}
-
-/// Loads `path`, or the built-in default scene when there is none; returns the scene and a
-/// name for messages.
-pub fn load_or_default(path: Option<&std::path::Path>) -> Result<(Scene, String), SceneError> {
-    Ok(match path {
-        Some(p) => (Scene::load(p)?, p.display().to_string()),
-        None => (Scene::parse(DEFAULT_SCENE, DEFAULT_SCENE_PATH)?, format!("{DEFAULT_SCENE_PATH} (built in)")),
-    })
 }

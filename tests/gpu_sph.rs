@@ -206,9 +206,9 @@ fn all_pairs_baseline_density_matches_the_cpu_twin() {
     cpu.compute_density(&nb);
     // no step ran: slots are still in creation order
     let mut worst = 0.0f64;
-    for i in 0..cpu.n_particles() {
+    for (i, &rho) in density.iter().enumerate() {
         if cpu.is_fluid(i) {
-            worst = worst.max((density[i] as f64 - cpu.vel_rho[i][3]).abs() / cpu.vel_rho[i][3]);
+            worst = worst.max((rho as f64 - cpu.vel_rho[i][3]).abs() / cpu.vel_rho[i][3]);
         }
     }
     assert!(worst < 1e-5, "all-pairs density off by {worst:.2e} relative");

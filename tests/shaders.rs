@@ -25,10 +25,10 @@ fn every_shader_validates() {
 /// (member name, offset) of a WGSL struct, and its size.
 fn wgsl_struct(module: &naga::Module, name: &str) -> (Vec<(String, u32)>, u32) {
     for (_, ty) in module.types.iter() {
-        if ty.name.as_deref() == Some(name) {
-            if let naga::TypeInner::Struct { members, span } = &ty.inner {
-                return (members.iter().map(|m| (m.name.clone().unwrap_or_default(), m.offset)).collect(), *span);
-            }
+        if ty.name.as_deref() == Some(name)
+            && let naga::TypeInner::Struct { members, span } = &ty.inner
+        {
+            return (members.iter().map(|m| (m.name.clone().unwrap_or_default(), m.offset)).collect(), *span);
         }
     }
     panic!("struct {name} not found");

@@ -220,13 +220,13 @@ impl RefSim {
         let g = self.params.gravity.map(f64::from);
         let rho0 = self.params.rest_density as f64;
         let b = self.params.stiffness as f64;
-        for w in 0..self.n_particles() {
+        for (w, nb_w) in nb.iter().enumerate() {
             if self.is_fluid(w) {
                 continue;
             }
             let xw = self.pos_mass[w];
             let (mut num, mut den) = (0.0, 0.0);
-            for &f in &nb[w] {
+            for &f in nb_w {
                 let f = f as usize;
                 if !self.is_fluid(f) {
                     continue;
