@@ -6,7 +6,7 @@ use crate::gpu::Gpu;
 use crate::scene::{Aabb, Scene};
 use crate::setup;
 use crate::sim::layout::CellOrder;
-use crate::sim::profiler::{Profile, PASSES};
+use crate::sim::profiler::{PASSES, Profile};
 use crate::sim::{Sim, SimOptions};
 use std::io::Write;
 use std::time::Instant;
@@ -137,7 +137,14 @@ pub struct BenchConfig {
 }
 
 /// Runs one benchmark. `progress` receives (done, total) steps.
-pub fn run(gpu: &Gpu, scene: &Scene, options: SimOptions, cfg: &BenchConfig, variant: &str, mut progress: impl FnMut(u32, u32)) -> anyhow::Result<BenchResult> {
+pub fn run(
+    gpu: &Gpu,
+    scene: &Scene,
+    options: SimOptions,
+    cfg: &BenchConfig,
+    variant: &str,
+    mut progress: impl FnMut(u32, u32),
+) -> anyhow::Result<BenchResult> {
     let state = setup::build(scene);
     let mut sim = Sim::new(gpu, &state, options)?;
     let total = cfg.warmup + cfg.steps;
@@ -308,5 +315,10 @@ pub fn all_pairs(gpu: &Gpu, scene: &Scene, options: SimOptions, repeats: u32) ->
     let (_, ms) = sim.all_pairs_density(repeats);
     let grid = run(gpu, scene, options, &BenchConfig { warmup: 5, steps: 20, batch: 10 }, "grid", |_, _| {})?;
     let density = grid.pass_ms.iter().find(|(l, _)| l == "sph.density").map(|p| p.1).unwrap_or(f64::NAN);
-    Ok(AllPairsResult { particles: state.n_particles(), all_pairs_density_ms: ms.unwrap_or(f64::NAN), grid_density_ms: density, grid_step_ms: grid.step_ms })
+    Ok(AllPairsResult {
+        particles: state.n_particles(),
+        all_pairs_density_ms: ms.unwrap_or(f64::NAN),
+        grid_density_ms: density,
+        grid_step_ms: grid.step_ms,
+    })
 }

@@ -6,8 +6,8 @@ use rillet::bench::{self, BenchConfig};
 use rillet::gpu::Gpu;
 use rillet::headless::RunArgs;
 use rillet::scene::SceneError;
-use rillet::sim::layout::CellOrder;
 use rillet::sim::SimOptions;
+use rillet::sim::layout::CellOrder;
 use std::process::ExitCode;
 
 #[derive(Parser)]

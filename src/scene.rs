@@ -100,13 +100,7 @@ impl Default for Physics {
 
 impl Default for GridSettings {
     fn default() -> Self {
-        Self {
-            cell_size: 0.5,
-            capacity: 8,
-            reorder_interval: 1,
-            morton: false,
-            diagnostics: true,
-        }
+        Self { cell_size: 0.5, capacity: 8, reorder_interval: 1, morton: false, diagnostics: true }
     }
 }
 
@@ -122,26 +116,13 @@ impl Default for Walls {
 pub enum SceneError {
     /// The file could not be read.
     #[error("{file}: cannot read the scene: {source}")]
-    Io {
-        file: String,
-        source: std::io::Error,
-    },
+    Io { file: String, source: std::io::Error },
     /// The text is not a scene: a RON syntax error, an unknown or missing field, a wrong type.
     #[error("{file}:{line}:{column}: {message}")]
-    Syntax {
-        file: String,
-        line: usize,
-        column: usize,
-        message: String,
-    },
+    Syntax { file: String, line: usize, column: usize, message: String },
     /// A value outside its allowed range (or blocks that overlap, or too many particles).
     #[error("{file}: {field} = {value} is out of range: allowed {allowed}")]
-    Invalid {
-        file: String,
-        field: String,
-        value: String,
-        allowed: String,
-    },
+    Invalid { file: String, field: String, value: String, allowed: String },
 }
 
 /// Hard cap on the particle count of a scene (fluid + boundary); device limits are checked
@@ -154,10 +135,8 @@ const INSIDE_TOLERANCE: f32 = 1e-5;
 impl Scene {
     /// Parses and validates a scene; `file` is only used in error messages.
     pub fn parse(text: &str, file: &str) -> Result<Scene, SceneError> {
-        let options = ron::Options::default().with_default_extension(
-            ron::extensions::Extensions::IMPLICIT_SOME
-                | ron::extensions::Extensions::UNWRAP_NEWTYPES,
-        );
+        let options = ron::Options::default()
+            .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME | ron::extensions::Extensions::UNWRAP_NEWTYPES);
         let scene: Scene = options.from_str(text).map_err(|e| SceneError::Syntax {
             file: file.to_owned(),
             line: e.span.start.line,
@@ -171,10 +150,7 @@ impl Scene {
     /// Reads, parses and validates a scene file.
     pub fn load(path: &std::path::Path) -> Result<Scene, SceneError> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| SceneError::Io {
-            file: file.clone(),
-            source,
-        })?;
+        let text = std::fs::read_to_string(path).map_err(|source| SceneError::Io { file: file.clone(), source })?;
         Self::parse(&text, &file)
     }
 
@@ -219,73 +195,28 @@ impl Scene {
         let s = p.spacing;
         v.check("physics.spacing", s, s > 0.0 && s <= 10.0, "(0, 10] m")?;
         let rho0 = p.rest_density;
-        v.check(
-            "physics.rest_density",
-            rho0,
-            (1.0..=1e5).contains(&rho0),
-            "[1, 100000] kg/m³",
-        )?;
+        v.check("physics.rest_density", rho0, (1.0..=1e5).contains(&rho0), "[1, 100000] kg/m³")?;
         match p.pressure {
             Pressure::Auto => {}
-            Pressure::SpeedOfSound(c) => v.check(
-                "physics.pressure.SpeedOfSound",
-                c,
-                c > 0.0 && c <= 1e5,
-                "(0, 100000] m/s",
-            )?,
-            Pressure::Stiffness(b) => v.check(
-                "physics.pressure.Stiffness",
-                b,
-                b > 0.0 && b <= 1e12,
-                "(0, 1e12] Pa",
-            )?,
+            Pressure::SpeedOfSound(c) => v.check("physics.pressure.SpeedOfSound", c, c > 0.0 && c <= 1e5, "(0, 100000] m/s")?,
+            Pressure::Stiffness(b) => v.check("physics.pressure.Stiffness", b, b > 0.0 && b <= 1e12, "(0, 1e12] Pa")?,
         }
         let alpha = p.viscosity;
-        v.check(
-            "physics.viscosity",
-            alpha,
-            (0.0..=10.0).contains(&alpha),
-            "[0, 10]",
-        )?;
+        v.check("physics.viscosity", alpha, (0.0..=10.0).contains(&alpha), "[0, 10]")?;
         let alpha = p.wall_viscosity;
-        v.check(
-            "physics.wall_viscosity",
-            alpha,
-            (0.0..=10.0).contains(&alpha),
-            "[0, 10]",
-        )?;
+        v.check("physics.wall_viscosity", alpha, (0.0..=10.0).contains(&alpha), "[0, 10]")?;
         for a in 0..3 {
             let ga = p.gravity[a];
-            v.check(
-                &format!("physics.gravity[{a}]"),
-                ga,
-                ga.abs() <= 1000.0,
-                "[-1000, 1000] m/s²",
-            )?;
+            v.check(&format!("physics.gravity[{a}]"), ga, ga.abs() <= 1000.0, "[-1000, 1000] m/s²")?;
         }
         v.check("physics.dt", p.dt, p.dt > 0.0 && p.dt <= 0.1, "(0, 0.1] s")?;
 
         // grid and walls
         let cs = g.cell_size;
-        v.check(
-            "grid.cell_size",
-            cs,
-            (0.5..=2.0).contains(&cs),
-            "[0.5, 2] × h (the support radius)",
-        )?;
-        v.check(
-            "grid.capacity",
-            g.capacity,
-            (1..=1_000_000).contains(&g.capacity),
-            "[1, 1000000] particles",
-        )?;
+        v.check("grid.cell_size", cs, (0.5..=2.0).contains(&cs), "[0.5, 2] × h (the support radius)")?;
+        v.check("grid.capacity", g.capacity, (1..=1_000_000).contains(&g.capacity), "[1, 1000000] particles")?;
         let ri = g.reorder_interval;
-        v.check(
-            "grid.reorder_interval",
-            ri,
-            ri <= 1000,
-            "[0, 1000] steps (0 = never)",
-        )?;
+        v.check("grid.reorder_interval", ri, ri <= 1000, "[0, 1000] steps (0 = never)")?;
         let layers = self.walls.layers;
         v.check("walls.layers", layers, (1..=4).contains(&layers), "[1, 4]")?;
 
@@ -309,29 +240,11 @@ impl Scene {
         for (i, b) in self.fluid.iter().enumerate() {
             for a in 0..3 {
                 let (lo, hi) = (dmin[a] - INSIDE_TOLERANCE, dmax[a] + INSIDE_TOLERANCE);
-                let inside = format!(
-                    "[{}, {}] m (inside domain.min[{a}]..domain.max[{a}])",
-                    dmin[a], dmax[a]
-                );
-                v.check(
-                    &format!("fluid[{i}].min[{a}]"),
-                    b.min[a],
-                    b.min[a] >= lo && b.min[a] <= hi,
-                    &inside,
-                )?;
-                v.check(
-                    &format!("fluid[{i}].max[{a}]"),
-                    b.max[a],
-                    b.max[a] >= lo && b.max[a] <= hi,
-                    &inside,
-                )?;
+                let inside = format!("[{}, {}] m (inside domain.min[{a}]..domain.max[{a}])", dmin[a], dmax[a]);
+                v.check(&format!("fluid[{i}].min[{a}]"), b.min[a], b.min[a] >= lo && b.min[a] <= hi, &inside)?;
+                v.check(&format!("fluid[{i}].max[{a}]"), b.max[a], b.max[a] >= lo && b.max[a] <= hi, &inside)?;
                 let above = format!("> fluid[{i}].min[{a}] = {} m", b.min[a]);
-                v.check(
-                    &format!("fluid[{i}].max[{a}]"),
-                    b.max[a],
-                    b.max[a] > b.min[a],
-                    &above,
-                )?;
+                v.check(&format!("fluid[{i}].max[{a}]"), b.max[a], b.max[a] > b.min[a], &above)?;
             }
             if (0..3).any(|a| crate::setup::lattice_count(b.min[a], b.max[a], s) == 0) {
                 return Err(v.invalid(
@@ -343,17 +256,12 @@ impl Scene {
         }
         for (i, b) in self.fluid.iter().enumerate() {
             for (j, c) in self.fluid.iter().enumerate().take(i) {
-                let overlap = (0..3).all(|a| {
-                    b.min[a] < c.max[a] - INSIDE_TOLERANCE && c.min[a] < b.max[a] - INSIDE_TOLERANCE
-                });
+                let overlap = (0..3).all(|a| b.min[a] < c.max[a] - INSIDE_TOLERANCE && c.min[a] < b.max[a] - INSIDE_TOLERANCE);
                 if overlap {
                     return Err(v.invalid(
                         &format!("fluid[{i}]"),
                         block(b),
-                        &format!(
-                            "no overlap with fluid[{j}] = {} (blocks may touch)",
-                            block(c)
-                        ),
+                        &format!("no overlap with fluid[{j}] = {} (blocks may touch)", block(c)),
                     ));
                 }
             }
@@ -361,11 +269,7 @@ impl Scene {
 
         // particle count, first in u128 so that count_particles (u64) cannot overflow
         let n = |lo: f32, hi: f32| crate::setup::lattice_count(lo, hi, s) as u128;
-        let fluid: u128 = self
-            .fluid
-            .iter()
-            .map(|b| (0..3).map(|a| n(b.min[a], b.max[a])).product::<u128>())
-            .sum();
+        let fluid: u128 = self.fluid.iter().map(|b| (0..3).map(|a| n(b.min[a], b.max[a])).product::<u128>()).sum();
         let t = layers as f32 * s;
         let outer: u128 = (0..3).map(|a| n(dmin[a] - t, dmax[a] + t)).product();
         let inner: u128 = (0..3).map(|a| n(dmin[a], dmax[a])).product();
@@ -379,9 +283,7 @@ impl Scene {
             return Err(v.invalid(
                 "particles",
                 format!("{} (fluid {fluid} + boundary {boundary})", fluid + boundary),
-                &format!(
-                    "at most 2^31 = {MAX_PARTICLES} in all: increase physics.spacing or shrink the domain, the fluid or walls.layers"
-                ),
+                &format!("at most 2^31 = {MAX_PARTICLES} in all: increase physics.spacing or shrink the domain, the fluid or walls.layers"),
             ));
         }
         Ok(())
@@ -404,34 +306,15 @@ struct Validator<'a> {
 
 impl Validator<'_> {
     fn invalid(&self, field: &str, value: impl std::fmt::Display, allowed: &str) -> SceneError {
-        SceneError::Invalid {
-            file: self.file.to_owned(),
-            field: field.to_owned(),
-            value: value.to_string(),
-            allowed: allowed.to_owned(),
-        }
+        SceneError::Invalid { file: self.file.to_owned(), field: field.to_owned(), value: value.to_string(), allowed: allowed.to_owned() }
     }
 
-    fn check(
-        &self,
-        field: &str,
-        value: impl std::fmt::Display,
-        ok: bool,
-        allowed: &str,
-    ) -> Result<(), SceneError> {
-        if ok {
-            Ok(())
-        } else {
-            Err(self.invalid(field, value, allowed))
-        }
+    fn check(&self, field: &str, value: impl std::fmt::Display, ok: bool, allowed: &str) -> Result<(), SceneError> {
+        if ok { Ok(()) } else { Err(self.invalid(field, value, allowed)) }
     }
 
     fn finite(&self, field: &str, value: f32, unit: &str) -> Result<(), SceneError> {
-        let allowed = if unit.is_empty() {
-            "a finite number".to_owned()
-        } else {
-            format!("a finite number of {unit}")
-        };
+        let allowed = if unit.is_empty() { "a finite number".to_owned() } else { format!("a finite number of {unit}") };
         self.check(field, value, value.is_finite(), &allowed)
     }
 }
@@ -447,22 +330,11 @@ fn syntax_message(code: &ron::Error) -> String {
         }
     }
     fn within(outer: &Option<String>) -> String {
-        outer
-            .as_ref()
-            .map(|o| format!(" in `{o}`"))
-            .unwrap_or_default()
+        outer.as_ref().map(|o| format!(" in `{o}`")).unwrap_or_default()
     }
     match code {
-        ron::Error::NoSuchStructField {
-            expected,
-            found,
-            outer,
-        } => {
-            format!(
-                "unknown field `{found}`{}, {}",
-                within(outer),
-                one_of(expected)
-            )
+        ron::Error::NoSuchStructField { expected, found, outer } => {
+            format!("unknown field `{found}`{}, {}", within(outer), one_of(expected))
         }
         ron::Error::MissingStructField { field, outer } => {
             format!("missing field `{field}`{}", within(outer))
@@ -470,16 +342,8 @@ fn syntax_message(code: &ron::Error) -> String {
         ron::Error::DuplicateStructField { field, outer } => {
             format!("duplicate field `{field}`{}", within(outer))
         }
-        ron::Error::NoSuchEnumVariant {
-            expected,
-            found,
-            outer,
-        } => {
-            format!(
-                "unknown variant `{found}`{}, {}",
-                within(outer),
-                one_of(expected)
-            )
+        ron::Error::NoSuchEnumVariant { expected, found, outer } => {
+            format!("unknown variant `{found}`{}, {}", within(outer), one_of(expected))
         }
         other => other.to_string(),
     }
@@ -504,15 +368,7 @@ mod tests {
         match Scene::parse(text, "t.ron") {
             Err(e @ SceneError::Invalid { .. }) => {
                 let shown = e.to_string();
-                let SceneError::Invalid {
-                    field,
-                    value,
-                    allowed,
-                    ..
-                } = e
-                else {
-                    unreachable!()
-                };
+                let SceneError::Invalid { field, value, allowed, .. } = e else { unreachable!() };
                 (field, value, allowed, shown)
             }
             other => panic!("expected SceneError::Invalid, got {other:?}"),
@@ -537,20 +393,8 @@ mod tests {
     fn minimal_scene_gets_defaults() {
         let scene = Scene::parse(MINIMAL, "t.ron").unwrap();
         assert_eq!(scene.name, "");
-        assert_eq!(
-            scene.domain,
-            Aabb {
-                min: [0.0; 3],
-                max: [1.0; 3]
-            }
-        );
-        assert_eq!(
-            scene.fluid,
-            vec![Aabb {
-                min: [0.0; 3],
-                max: [0.2; 3]
-            }]
-        );
+        assert_eq!(scene.domain, Aabb { min: [0.0; 3], max: [1.0; 3] });
+        assert_eq!(scene.fluid, vec![Aabb { min: [0.0; 3], max: [0.2; 3] }]);
         assert_eq!(scene.physics, Physics::default());
         assert_eq!(scene.grid, GridSettings::default());
         assert_eq!(scene.walls, Walls::default());
@@ -558,25 +402,9 @@ mod tests {
 
     #[test]
     fn partial_sections_get_defaults() {
-        let scene = Scene::parse(
-            &with("physics: (dt: 0.001), grid: (morton: false)"),
-            "t.ron",
-        )
-        .unwrap();
-        assert_eq!(
-            scene.physics,
-            Physics {
-                dt: 0.001,
-                ..Physics::default()
-            }
-        );
-        assert_eq!(
-            scene.grid,
-            GridSettings {
-                morton: false,
-                ..GridSettings::default()
-            }
-        );
+        let scene = Scene::parse(&with("physics: (dt: 0.001), grid: (morton: false)"), "t.ron").unwrap();
+        assert_eq!(scene.physics, Physics { dt: 0.001, ..Physics::default() });
+        assert_eq!(scene.grid, GridSettings { morton: false, ..GridSettings::default() });
     }
 
     #[test]
@@ -598,138 +426,79 @@ mod tests {
     fn syntax_errors_have_a_position() {
         let err = Scene::parse("(\n  domain: (min: (0, 0, 0), max: (1, 1, 1)),\n  fluid: [(min: (0, 0, 0) max: (1, 1, 1))],\n)", "t.ron")
             .unwrap_err();
-        let SceneError::Syntax { line, column, .. } = &err else {
-            panic!("{err:?}")
-        };
+        let SceneError::Syntax { line, column, .. } = &err else { panic!("{err:?}") };
         assert_eq!(*line, 3);
         assert!(*column > 1);
-        assert!(
-            err.to_string().starts_with(&format!("t.ron:3:{column}: ")),
-            "{err}"
-        );
+        assert!(err.to_string().starts_with(&format!("t.ron:3:{column}: ")), "{err}");
     }
 
     #[test]
     fn unknown_field_is_a_syntax_error() {
         let err = Scene::parse(&with("physics: (spacnig: 0.01)"), "t.ron").unwrap_err();
-        let SceneError::Syntax { line, message, .. } = &err else {
-            panic!("{err:?}")
-        };
+        let SceneError::Syntax { line, message, .. } = &err else { panic!("{err:?}") };
         assert_eq!(*line, 1);
-        assert!(
-            message.starts_with("unknown field `spacnig` in `Physics`, expected one of `spacing`"),
-            "{message}"
-        );
+        assert!(message.starts_with("unknown field `spacnig` in `Physics`, expected one of `spacing`"), "{message}");
     }
 
     #[test]
     fn missing_field_and_wrong_type_are_syntax_errors() {
         let err = Scene::parse("(domain: (min: (0, 0, 0), max: (1, 1, 1)))", "t.ron").unwrap_err();
-        let SceneError::Syntax { message, .. } = &err else {
-            panic!("{err:?}")
-        };
+        let SceneError::Syntax { message, .. } = &err else { panic!("{err:?}") };
         assert!(message.contains("missing field `fluid`"), "{message}");
         let err = Scene::parse(&with("walls: (layers: 1.5)"), "t.ron").unwrap_err();
         assert!(matches!(err, SceneError::Syntax { .. }), "{err:?}");
         let err = Scene::parse(&with("physics: (pressure: Loud)"), "t.ron").unwrap_err();
-        let SceneError::Syntax { message, .. } = &err else {
-            panic!("{err:?}")
-        };
+        let SceneError::Syntax { message, .. } = &err else { panic!("{err:?}") };
         assert!(message.starts_with("unknown variant `Loud`"), "{message}");
     }
 
     #[test]
     fn out_of_range_values() {
         let (field, value, allowed, shown) = invalid(&with("physics: (dt: -0.001)"));
-        assert_eq!(
-            (field.as_str(), value.as_str(), allowed.as_str()),
-            ("physics.dt", "-0.001", "(0, 0.1] s")
-        );
-        assert_eq!(
-            shown,
-            "t.ron: physics.dt = -0.001 is out of range: allowed (0, 0.1] s"
-        );
+        assert_eq!((field.as_str(), value.as_str(), allowed.as_str()), ("physics.dt", "-0.001", "(0, 0.1] s"));
+        assert_eq!(shown, "t.ron: physics.dt = -0.001 is out of range: allowed (0, 0.1] s");
 
         let cases = [
             ("physics: (spacing: 0)", "physics.spacing", "(0, 10] m"),
-            (
-                "physics: (rest_density: 0.5)",
-                "physics.rest_density",
-                "[1, 100000] kg/m³",
-            ),
-            (
-                "physics: (pressure: SpeedOfSound(0))",
-                "physics.pressure.SpeedOfSound",
-                "(0, 100000] m/s",
-            ),
-            (
-                "physics: (pressure: Stiffness(2e12))",
-                "physics.pressure.Stiffness",
-                "(0, 1e12] Pa",
-            ),
+            ("physics: (rest_density: 0.5)", "physics.rest_density", "[1, 100000] kg/m³"),
+            ("physics: (pressure: SpeedOfSound(0))", "physics.pressure.SpeedOfSound", "(0, 100000] m/s"),
+            ("physics: (pressure: Stiffness(2e12))", "physics.pressure.Stiffness", "(0, 1e12] Pa"),
             ("physics: (viscosity: -1)", "physics.viscosity", "[0, 10]"),
-            (
-                "physics: (wall_viscosity: 11)",
-                "physics.wall_viscosity",
-                "[0, 10]",
-            ),
-            (
-                "physics: (gravity: (0, -2000, 0))",
-                "physics.gravity[1]",
-                "[-1000, 1000] m/s²",
-            ),
+            ("physics: (wall_viscosity: 11)", "physics.wall_viscosity", "[0, 10]"),
+            ("physics: (gravity: (0, -2000, 0))", "physics.gravity[1]", "[-1000, 1000] m/s²"),
             ("physics: (dt: 0.2)", "physics.dt", "(0, 0.1] s"),
             ("physics: (dt: NaN)", "physics.dt", "a finite number of s"),
             ("grid: (cell_size: 0)", "grid.cell_size", "[0.5, 2]"),
             ("grid: (capacity: 0)", "grid.capacity", "[1, 1000000]"),
-            (
-                "grid: (reorder_interval: 1001)",
-                "grid.reorder_interval",
-                "[0, 1000]",
-            ),
+            ("grid: (reorder_interval: 1001)", "grid.reorder_interval", "[0, 1000]"),
             ("walls: (layers: 5)", "walls.layers", "[1, 4]"),
         ];
         for (extra, want_field, want_allowed) in cases {
             let (field, _, allowed, shown) = invalid(&with(extra));
             assert_eq!(field, want_field, "{extra}");
             assert!(allowed.starts_with(want_allowed), "{extra}: {allowed}");
-            assert!(
-                shown.starts_with(&format!("t.ron: {want_field} = ")),
-                "{shown}"
-            );
+            assert!(shown.starts_with(&format!("t.ron: {want_field} = ")), "{shown}");
         }
     }
 
     #[test]
     fn domain_checks() {
         let fluid = "fluid: [(min: (0, 0, 0), max: (0.04, 0.04, 0.04))]";
-        let (field, ..) = invalid(&format!(
-            "(domain: (min: (0, 0, 0), max: (1, -1, 1)), {fluid})"
-        ));
+        let (field, ..) = invalid(&format!("(domain: (min: (0, 0, 0), max: (1, -1, 1)), {fluid})"));
         assert_eq!(field, "domain.max[1]");
         // narrower than 4 spacings
-        let (field, _, allowed, _) = invalid(&format!(
-            "(domain: (min: (0, 0, 0), max: (1, 1, 0.07)), {fluid})"
-        ));
+        let (field, _, allowed, _) = invalid(&format!("(domain: (min: (0, 0, 0), max: (1, 1, 0.07)), {fluid})"));
         assert_eq!(field, "domain.max[2]");
         assert!(allowed.starts_with("[0.08, 10000] m"), "{allowed}");
-        let (field, ..) = invalid(&format!(
-            "(domain: (min: (0, 0, 0), max: (20000, 1, 1)), {fluid})"
-        ));
+        let (field, ..) = invalid(&format!("(domain: (min: (0, 0, 0), max: (20000, 1, 1)), {fluid})"));
         assert_eq!(field, "domain.max[0]");
-        let (field, _, allowed, _) = invalid(&format!(
-            "(domain: (min: (0, inf, 0), max: (1, 1, 1)), {fluid})"
-        ));
-        assert_eq!(
-            (field.as_str(), allowed.as_str()),
-            ("domain.min[1]", "a finite number of m")
-        );
+        let (field, _, allowed, _) = invalid(&format!("(domain: (min: (0, inf, 0), max: (1, 1, 1)), {fluid})"));
+        assert_eq!((field.as_str(), allowed.as_str()), ("domain.min[1]", "a finite number of m"));
     }
 
     #[test]
     fn fluid_block_checks() {
-        let scene =
-            |fluid: &str| format!("(domain: (min: (0, 0, 0), max: (1, 1, 1)), fluid: [{fluid}])");
+        let scene = |fluid: &str| format!("(domain: (min: (0, 0, 0), max: (1, 1, 1)), fluid: [{fluid}])");
         let (field, value, ..) = invalid(&scene(""));
         assert_eq!((field.as_str(), value.as_str()), ("fluid", "[]"));
 
@@ -737,11 +506,7 @@ mod tests {
         assert_eq!(field, "fluid[0].max[1]");
         assert!(allowed.contains("[0, 1] m"), "{allowed}");
         // within the tolerance
-        Scene::parse(
-            &scene("(min: (-0.000001, 0, 0), max: (0.5, 1.000001, 0.5))"),
-            "t.ron",
-        )
-        .unwrap();
+        Scene::parse(&scene("(min: (-0.000001, 0, 0), max: (0.5, 1.000001, 0.5))"), "t.ron").unwrap();
 
         let (field, ..) = invalid(&scene("(min: (0.5, 0, 0), max: (0.2, 0.5, 0.5))"));
         assert_eq!(field, "fluid[0].max[0]");
@@ -755,19 +520,10 @@ mod tests {
         ));
         assert_eq!(field, "fluid[2]");
         assert!(allowed.starts_with("no overlap with fluid[0]"), "{allowed}");
-        assert!(
-            shown.contains("fluid[2] = (0.4, 0.4, 0.4)..(0.6, 0.6, 0.6)"),
-            "{shown}"
-        );
+        assert!(shown.contains("fluid[2] = (0.4, 0.4, 0.4)..(0.6, 0.6, 0.6)"), "{shown}");
 
         // touching blocks are fine
-        Scene::parse(
-            &scene(
-                "(min: (0, 0, 0), max: (0.5, 0.5, 0.5)), (min: (0.5, 0, 0), max: (1, 0.5, 0.5))",
-            ),
-            "t.ron",
-        )
-        .unwrap();
+        Scene::parse(&scene("(min: (0, 0, 0), max: (0.5, 0.5, 0.5)), (min: (0.5, 0, 0), max: (1, 0.5, 0.5))"), "t.ron").unwrap();
     }
 
     #[test]
@@ -788,11 +544,7 @@ mod tests {
 
     #[test]
     fn shipped_scenes_counts() {
-        let bench = Scene::parse(
-            include_str!("../scenes/bench_1m.ron"),
-            "scenes/bench_1m.ron",
-        )
-        .unwrap();
+        let bench = Scene::parse(include_str!("../scenes/bench_1m.ron"), "scenes/bench_1m.ron").unwrap();
         assert_eq!(crate::setup::count_particles(&bench).0, 1_000_000);
         assert_eq!(bench.physics.pressure, Pressure::Stiffness(50000.0));
     }

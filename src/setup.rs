@@ -3,7 +3,7 @@
 //! matters, then handed to the GPU (and to the CPU twin) as f32.
 
 use crate::scene::{Pressure, Scene};
-use crate::sim::params::{SimParams, SUPPORT_OVER_SPACING, TAIT_GAMMA};
+use crate::sim::params::{SUPPORT_OVER_SPACING, SimParams, TAIT_GAMMA};
 use glam::{DVec3, Vec3};
 use std::collections::HashMap;
 
@@ -75,11 +75,7 @@ pub fn lattice_count(lo: f32, hi: f32, s: f32) -> u32 {
 /// Particle counts of a scene without building it: (fluid, boundary).
 pub fn count_particles(scene: &Scene) -> (u64, u64) {
     let s = scene.physics.spacing;
-    let fluid = scene
-        .fluid
-        .iter()
-        .map(|b| (0..3).map(|a| lattice_count(b.min[a], b.max[a], s) as u64).product::<u64>())
-        .sum();
+    let fluid = scene.fluid.iter().map(|b| (0..3).map(|a| lattice_count(b.min[a], b.max[a], s) as u64).product::<u64>()).sum();
     let (lo, hi, _) = wall_box(scene);
     let n = |a: usize| lattice_count(lo[a], hi[a], s) as u64;
     let inner = |a: usize| lattice_count(scene.domain.min[a], scene.domain.max[a], s) as u64;
@@ -178,14 +174,7 @@ pub fn build(scene: &Scene) -> InitialState {
         ..SimParams::default()
     };
     let margin = Vec3::splat(0.5 * s);
-    InitialState {
-        params,
-        pos_mass,
-        vel_rho,
-        n_fluid,
-        grid_lo: lo - margin,
-        grid_hi: hi + margin,
-    }
+    InitialState { params, pos_mass, vel_rho, n_fluid, grid_lo: lo - margin, grid_hi: hi + margin }
 }
 
 /// Akinci volumes ψ_b = ρ0 / Σ_k W(x_b − x_k) over the boundary particles, with a hash grid of

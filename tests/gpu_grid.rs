@@ -17,7 +17,8 @@ fn options(cell_size: f32, order: CellOrder) -> SimOptions {
 
 /// An initial state whose particles are `cloud` (all fluid), on the grid of a 1 m box scene.
 fn cloud_state(cloud: &[Vec3]) -> InitialState {
-    let mut s = build(&scene("(domain: (min: (0,0,0), max: (1,1,1)), fluid: [(min: (0,0,0), max: (0.1,0.1,0.1))], physics: (spacing: 0.05))"));
+    let mut s =
+        build(&scene("(domain: (min: (0,0,0), max: (1,1,1)), fluid: [(min: (0,0,0), max: (0.1,0.1,0.1))], physics: (spacing: 0.05))"));
     s.pos_mass = cloud.iter().map(|p| [p.x, p.y, p.z, 1.0]).collect();
     s.vel_rho = vec![[0.0, 0.0, 0.0, 1000.0]; cloud.len()];
     s.n_fluid = cloud.len() as u32;
@@ -62,10 +63,7 @@ fn grid_matches_cpu_on_random_clouds() {
     let mut rng = Rng(0x5EED);
     let mut clouds: Vec<(&str, Vec<Vec3>)> = Vec::new();
     // uniform, with 5% of the particles outside the grid (clamped into border cells)
-    clouds.push((
-        "uniform",
-        (0..20_000).map(|_| Vec3::new(rng.f32() * 1.4 - 0.2, rng.f32() * 1.4 - 0.2, rng.f32() * 1.4 - 0.2)).collect(),
-    ));
+    clouds.push(("uniform", (0..20_000).map(|_| Vec3::new(rng.f32() * 1.4 - 0.2, rng.f32() * 1.4 - 0.2, rng.f32() * 1.4 - 0.2)).collect()));
     // one cell holding thousands of particles, plus a sparse background
     let mut dense: Vec<Vec3> = (0..6_000).map(|_| Vec3::new(0.5, 0.5, 0.5) + Vec3::splat(rng.f32() * 0.004)).collect();
     dense.extend((0..2_000).map(|_| Vec3::new(rng.f32(), rng.f32(), rng.f32())));

@@ -21,7 +21,15 @@ const TOL_X: f64 = 2e-5;
 const TOL_V: f64 = 2e-3;
 
 fn options(reorder_interval: u32) -> SimOptions {
-    SimOptions { cell_size: 1.0, capacity: 64, reorder_interval, order: CellOrder::Morton, diagnostics: true, workgroup_size: 64, shader_checks: false }
+    SimOptions {
+        cell_size: 1.0,
+        capacity: 64,
+        reorder_interval,
+        order: CellOrder::Morton,
+        diagnostics: true,
+        workgroup_size: 64,
+        shader_checks: false,
+    }
 }
 
 /// Max position and velocity differences between a GPU state (by id) and the CPU twin.

@@ -29,10 +29,7 @@ fn ron_files(dir: &Path) -> Vec<PathBuf> {
 #[test]
 fn every_shipped_scene_loads() {
     let files = ron_files(&root().join("scenes"));
-    assert!(
-        files.len() >= 3,
-        "expected at least 3 scenes, found {files:?}"
-    );
+    assert!(files.len() >= 3, "expected at least 3 scenes, found {files:?}");
     for path in &files {
         if let Err(e) = Scene::load(path) {
             panic!("{e}");
@@ -59,37 +56,21 @@ fn load_bad(name: &str) -> (SceneError, String) {
 /// Asserts an out-of-range error for `field` whose message shows `allowed`.
 fn assert_invalid(name: &str, want_field: &str, want_allowed: &str) {
     let (err, shown) = load_bad(name);
-    let SceneError::Invalid { field, allowed, .. } = &err else {
-        panic!("{name}: expected Invalid, got {err:?}")
-    };
+    let SceneError::Invalid { field, allowed, .. } = &err else { panic!("{name}: expected Invalid, got {err:?}") };
     assert_eq!(field, want_field, "{shown}");
     assert!(allowed.contains(want_allowed), "{shown}");
     assert!(shown.contains(&format!(": {want_field} = ")), "{shown}");
-    assert!(
-        shown.contains(&format!("is out of range: allowed {want_allowed}")),
-        "{shown}"
-    );
+    assert!(shown.contains(&format!("is out of range: allowed {want_allowed}")), "{shown}");
 }
 
 /// Asserts a syntax error at `want_line` whose message contains `want_message`.
 fn assert_syntax(name: &str, want_line: usize, want_message: &str) {
     let (err, shown) = load_bad(name);
-    let SceneError::Syntax {
-        line,
-        column,
-        message,
-        ..
-    } = &err
-    else {
-        panic!("{name}: expected Syntax, got {err:?}")
-    };
+    let SceneError::Syntax { line, column, message, .. } = &err else { panic!("{name}: expected Syntax, got {err:?}") };
     assert_eq!(*line, want_line, "{shown}");
     assert!(*column >= 1, "{shown}");
     assert!(message.contains(want_message), "{shown}");
-    assert!(
-        shown.contains(&format!("{name}:{line}:{column}: ")),
-        "{shown}"
-    );
+    assert!(shown.contains(&format!("{name}:{line}:{column}: ")), "{shown}");
 }
 
 #[test]
@@ -99,11 +80,7 @@ fn syntax_error() {
 
 #[test]
 fn unknown_field() {
-    assert_syntax(
-        "unknown_field.ron",
-        6,
-        "unknown field `spacnig` in `Physics`, expected one of `spacing`",
-    );
+    assert_syntax("unknown_field.ron", 6, "unknown field `spacnig` in `Physics`, expected one of `spacing`");
 }
 
 #[test]
@@ -123,11 +100,7 @@ fn block_outside_domain() {
 
 #[test]
 fn overlapping_blocks() {
-    assert_invalid(
-        "overlapping_blocks.ron",
-        "fluid[1]",
-        "no overlap with fluid[0]",
-    );
+    assert_invalid("overlapping_blocks.ron", "fluid[1]", "no overlap with fluid[0]");
 }
 
 #[test]
@@ -142,10 +115,8 @@ fn zero_capacity() {
 
 #[test]
 fn every_bad_scene_is_tested() {
-    let names: Vec<String> = ron_files(&root().join("tests/bad_scenes"))
-        .iter()
-        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
-        .collect();
+    let names: Vec<String> =
+        ron_files(&root().join("tests/bad_scenes")).iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
     let tested = [
         "block_outside_domain.ron",
         "dt_too_large.ron",
@@ -163,9 +134,7 @@ fn every_bad_scene_is_tested() {
 fn missing_file_is_an_io_error() {
     let path = root().join("scenes/no_such_scene.ron");
     let err = Scene::load(&path).unwrap_err();
-    let SceneError::Io { file, source } = &err else {
-        panic!("expected Io, got {err:?}")
-    };
+    let SceneError::Io { file, source } = &err else { panic!("expected Io, got {err:?}") };
     assert_eq!(file, &path.display().to_string());
     assert_eq!(source.kind(), std::io::ErrorKind::NotFound);
     assert!(err.to_string().contains("no_such_scene.ron"), "{err}");

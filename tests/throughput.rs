@@ -11,8 +11,8 @@
 mod common;
 
 use rillet::bench::{self, BenchConfig};
-use rillet::sim::layout::CellOrder;
 use rillet::sim::SimOptions;
+use rillet::sim::layout::CellOrder;
 
 #[test]
 #[ignore = "measures throughput; run with --ignored --nocapture"]

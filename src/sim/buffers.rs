@@ -20,7 +20,12 @@ pub struct ParticleSet {
 impl ParticleSet {
     pub fn new(device: &wgpu::Device, label: &str, pos_mass: &[[f32; 4]], vel_rho: &[[f32; 4]], id: &[u32]) -> Self {
         Self {
-            pos_mass: shader::storage_init(device, &format!("{label}.pos_mass"), bytemuck::cast_slice(pos_mass), wgpu::BufferUsages::VERTEX),
+            pos_mass: shader::storage_init(
+                device,
+                &format!("{label}.pos_mass"),
+                bytemuck::cast_slice(pos_mass),
+                wgpu::BufferUsages::VERTEX,
+            ),
             vel_rho: shader::storage_init(device, &format!("{label}.vel_rho"), bytemuck::cast_slice(vel_rho), wgpu::BufferUsages::VERTEX),
             id: shader::storage_init(device, &format!("{label}.id"), bytemuck::cast_slice(id), wgpu::BufferUsages::empty()),
         }

@@ -60,11 +60,7 @@ impl GridLayout {
     pub fn new(lo: Vec3, hi: Vec3, cell_size: f32, order: CellOrder, max_cells: u64) -> Result<Self, GridTooLarge> {
         let inv_cell_size = 1.0 / cell_size;
         let ext = (hi - lo) * inv_cell_size;
-        let dims = UVec3::new(
-            (ext.x.ceil() as u32).max(1),
-            (ext.y.ceil() as u32).max(1),
-            (ext.z.ceil() as u32).max(1),
-        );
+        let dims = UVec3::new((ext.x.ceil() as u32).max(1), (ext.y.ceil() as u32).max(1), (ext.z.ceil() as u32).max(1));
         let linear_cells = dims.x as u64 * dims.y as u64 * dims.z as u64;
         let (num_cells, what) = match order {
             CellOrder::Linear => (linear_cells, "linear order"),

@@ -21,7 +21,7 @@ pub mod wall_pressure;
 
 use crate::gpu::Gpu;
 use crate::setup::InitialState;
-use buffers::{read_vec, CellBuffers, ParticleSet};
+use buffers::{CellBuffers, ParticleSet, read_vec};
 use layout::{CellOrder, GridLayout, GridTooLarge};
 use params::{Diagnostics, SimParams};
 use profiler::{Profile, Profiler};
@@ -69,7 +69,9 @@ impl SimOptions {
 
 #[derive(Debug, thiserror::Error)]
 pub enum SimError {
-    #[error("{what}: {bytes} bytes needed, but the device allows {limit} bytes per storage buffer ({limit_name}); at most {max_particles} particles fit")]
+    #[error(
+        "{what}: {bytes} bytes needed, but the device allows {limit} bytes per storage buffer ({limit_name}); at most {max_particles} particles fit"
+    )]
     TooManyParticles { what: &'static str, bytes: u64, limit: u64, limit_name: &'static str, max_particles: u64 },
     #[error(transparent)]
     GridTooLarge(#[from] GridTooLarge),
@@ -164,7 +166,12 @@ impl Binds {
 }
 
 /// Begins a labelled compute pass, with timestamps when profiling is on.
-fn begin<'e>(encoder: &'e mut wgpu::CommandEncoder, profiler: &mut Option<Profiler>, label: &'static str, step: u64) -> wgpu::ComputePass<'e> {
+fn begin<'e>(
+    encoder: &'e mut wgpu::CommandEncoder,
+    profiler: &mut Option<Profiler>,
+    label: &'static str,
+    step: u64,
+) -> wgpu::ComputePass<'e> {
     let timestamp_writes = profiler.as_mut().and_then(|p| p.writes(label, step));
     encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(label), timestamp_writes })
 }
@@ -473,10 +480,12 @@ impl Sim {
         let kernel = probe::new(d, cfg, self.options.order == CellOrder::Linear);
         let out = shader::storage(d, "test.probe", n as u64 * 16);
         let set = &self.fixed.sets[self.cur];
-        let bg = kernel.bind(d, &[&self.fixed.params, &self.cells.lut, &self.cells.cell_start, &self.fixed.sorted, &set.pos_mass, &set.id, &out]);
+        let bg = kernel
+            .bind(d, &[&self.fixed.params, &self.cells.lut, &self.cells.cell_start, &self.fixed.sorted, &set.pos_mass, &set.id, &out]);
         let mut enc = d.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("test.probe") });
         {
-            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("test.neighbour_probe"), timestamp_writes: None });
+            let mut pass =
+                enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("test.neighbour_probe"), timestamp_writes: None });
             kernel.record(&mut pass, &bg, n, if through_sorted { THROUGH_SORTED } else { DIRECT }, self.max_dim);
         }
         self.queue.submit([enc.finish()]);

@@ -4,7 +4,8 @@
 use std::collections::BTreeMap;
 
 /// Pass labels in step order; the profile reports them in this order.
-pub const PASSES: [&str; 8] = ["grid.count", "grid.scan", "grid.scatter", "reorder", "sph.density", "sph.wall_pressure", "sph.force", "sph.integrate"];
+pub const PASSES: [&str; 8] =
+    ["grid.count", "grid.scan", "grid.scatter", "reorder", "sph.density", "sph.wall_pressure", "sph.force", "sph.integrate"];
 
 pub struct Profiler {
     queries: wgpu::QuerySet,
@@ -46,14 +47,27 @@ impl Profiler {
     /// Room for `pairs` timed passes (2 queries each) between reads.
     pub fn new(device: &wgpu::Device, queue: &wgpu::Queue, pairs: u32) -> Self {
         let capacity = (pairs * 2).min(wgpu::QUERY_SET_MAX_QUERIES);
-        let queries = device.create_query_set(&wgpu::QuerySetDescriptor { label: Some("sim.timestamps"), ty: wgpu::QueryType::Timestamp, count: capacity });
+        let queries = device.create_query_set(&wgpu::QuerySetDescriptor {
+            label: Some("sim.timestamps"),
+            ty: wgpu::QueryType::Timestamp,
+            count: capacity,
+        });
         let resolve = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("sim.timestamps.resolve"),
             size: capacity as u64 * 8,
             usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         });
-        Self { queries, resolve, capacity, used: 0, labels: Vec::new(), steps: Vec::new(), period_ns: queue.get_timestamp_period(), dropped: 0 }
+        Self {
+            queries,
+            resolve,
+            capacity,
+            used: 0,
+            labels: Vec::new(),
+            steps: Vec::new(),
+            period_ns: queue.get_timestamp_period(),
+            dropped: 0,
+        }
     }
 
     /// Timestamp writes for the next pass, or None when the set is full.
@@ -66,7 +80,11 @@ impl Profiler {
         self.used += 2;
         self.labels.push(label);
         self.steps.push(step);
-        Some(wgpu::ComputePassTimestampWrites { query_set: &self.queries, beginning_of_pass_write_index: Some(i), end_of_pass_write_index: Some(i + 1) })
+        Some(wgpu::ComputePassTimestampWrites {
+            query_set: &self.queries,
+            beginning_of_pass_write_index: Some(i),
+            end_of_pass_write_index: Some(i + 1),
+        })
     }
 
     /// Resolves the recorded queries; call once after the profiled steps, before submitting.

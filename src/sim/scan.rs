@@ -75,7 +75,8 @@ impl ScanPass {
             } else {
                 (shader::storage(device, "grid.scan.unused", 16), zero.clone())
             };
-            let bind_group = shader::bind(device, "grid.scan", &self.layout, &[(0, &params), (1, &src), (2, &dst), (3, &sums), (4, &offsets)]);
+            let bind_group =
+                shader::bind(device, "grid.scan", &self.layout, &[(0, &params), (1, &src), (2, &dst), (3, &sums), (4, &offsets)]);
             levels.push(Level { bind_group, blocks });
             buffers.push(params);
             if blocks == 1 {

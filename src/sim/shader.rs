@@ -34,22 +34,38 @@ impl ShaderSource {
     }
 }
 
-pub const COUNT: ShaderSource = ShaderSource { label: "grid.count", body: include_str!("../../shaders/count.wgsl"), common: true, neighbours: false };
-pub const SCAN: ShaderSource = ShaderSource { label: "grid.scan", body: include_str!("../../shaders/scan.wgsl"), common: false, neighbours: false };
-pub const SCATTER: ShaderSource = ShaderSource { label: "grid.scatter", body: include_str!("../../shaders/scatter.wgsl"), common: true, neighbours: false };
-pub const REORDER: ShaderSource = ShaderSource { label: "reorder", body: include_str!("../../shaders/reorder.wgsl"), common: true, neighbours: false };
-pub const DENSITY: ShaderSource = ShaderSource { label: "sph.density", body: include_str!("../../shaders/density.wgsl"), common: true, neighbours: true };
-pub const FORCE: ShaderSource = ShaderSource { label: "sph.force", body: include_str!("../../shaders/force.wgsl"), common: true, neighbours: true };
-pub const WALL_PRESSURE: ShaderSource = ShaderSource { label: "sph.wall_pressure", body: include_str!("../../shaders/wall_pressure.wgsl"), common: true, neighbours: true };
-pub const INTEGRATE: ShaderSource = ShaderSource { label: "sph.integrate", body: include_str!("../../shaders/integrate.wgsl"), common: true, neighbours: false };
-pub const NEIGHBOUR_PROBE: ShaderSource = ShaderSource { label: "test.neighbour_probe", body: include_str!("../../shaders/neighbour_probe.wgsl"), common: true, neighbours: true };
+pub const COUNT: ShaderSource =
+    ShaderSource { label: "grid.count", body: include_str!("../../shaders/count.wgsl"), common: true, neighbours: false };
+pub const SCAN: ShaderSource =
+    ShaderSource { label: "grid.scan", body: include_str!("../../shaders/scan.wgsl"), common: false, neighbours: false };
+pub const SCATTER: ShaderSource =
+    ShaderSource { label: "grid.scatter", body: include_str!("../../shaders/scatter.wgsl"), common: true, neighbours: false };
+pub const REORDER: ShaderSource =
+    ShaderSource { label: "reorder", body: include_str!("../../shaders/reorder.wgsl"), common: true, neighbours: false };
+pub const DENSITY: ShaderSource =
+    ShaderSource { label: "sph.density", body: include_str!("../../shaders/density.wgsl"), common: true, neighbours: true };
+pub const FORCE: ShaderSource =
+    ShaderSource { label: "sph.force", body: include_str!("../../shaders/force.wgsl"), common: true, neighbours: true };
+pub const WALL_PRESSURE: ShaderSource =
+    ShaderSource { label: "sph.wall_pressure", body: include_str!("../../shaders/wall_pressure.wgsl"), common: true, neighbours: true };
+pub const INTEGRATE: ShaderSource =
+    ShaderSource { label: "sph.integrate", body: include_str!("../../shaders/integrate.wgsl"), common: true, neighbours: false };
+pub const NEIGHBOUR_PROBE: ShaderSource = ShaderSource {
+    label: "test.neighbour_probe",
+    body: include_str!("../../shaders/neighbour_probe.wgsl"),
+    common: true,
+    neighbours: true,
+};
 
-pub const ALL_PAIRS: ShaderSource = ShaderSource { label: "baseline.all_pairs", body: include_str!("../../shaders/all_pairs.wgsl"), common: true, neighbours: false };
+pub const ALL_PAIRS: ShaderSource =
+    ShaderSource { label: "baseline.all_pairs", body: include_str!("../../shaders/all_pairs.wgsl"), common: true, neighbours: false };
 
-pub const COPY: ShaderSource = ShaderSource { label: "baseline.copy", body: include_str!("../../shaders/copy.wgsl"), common: false, neighbours: false };
+pub const COPY: ShaderSource =
+    ShaderSource { label: "baseline.copy", body: include_str!("../../shaders/copy.wgsl"), common: false, neighbours: false };
 
 /// Every shader, for the validation test.
-pub const ALL: [ShaderSource; 11] = [COUNT, SCAN, SCATTER, REORDER, DENSITY, WALL_PRESSURE, FORCE, INTEGRATE, NEIGHBOUR_PROBE, ALL_PAIRS, COPY];
+pub const ALL: [ShaderSource; 11] =
+    [COUNT, SCAN, SCATTER, REORDER, DENSITY, WALL_PRESSURE, FORCE, INTEGRATE, NEIGHBOUR_PROBE, ALL_PAIRS, COPY];
 
 /// Compiles a pass's shader. With `checks` off, the module is created without wgpu's runtime
 /// bounds checks (each array access clamped or guarded otherwise), which costs the neighbour
@@ -104,10 +120,8 @@ pub fn layout(device: &wgpu::Device, label: &str, slots: &[(u32, Slot)]) -> wgpu
 }
 
 pub fn bind(device: &wgpu::Device, label: &str, layout: &wgpu::BindGroupLayout, buffers: &[(u32, &wgpu::Buffer)]) -> wgpu::BindGroup {
-    let entries: Vec<_> = buffers
-        .iter()
-        .map(|&(binding, buffer)| wgpu::BindGroupEntry { binding, resource: buffer.as_entire_binding() })
-        .collect();
+    let entries: Vec<_> =
+        buffers.iter().map(|&(binding, buffer)| wgpu::BindGroupEntry { binding, resource: buffer.as_entire_binding() }).collect();
     device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(label), layout, entries: &entries })
 }
 
