@@ -7,6 +7,5 @@ use super::shader::{self, Kernel, KernelConfig, Slot::*};
 /// Variants: [`super::DIRECT`] (after a reorder) and [`super::THROUGH_SORTED`].
 pub fn new(device: &wgpu::Device, cfg: KernelConfig, rows: bool) -> Kernel {
     let slots = [(0, Uniform), (1, Read), (2, Read), (3, Read), (4, Read), (5, Read), (6, ReadWrite)];
-    let r = if rows { 1.0 } else { 0.0 };
-    Kernel::new(device, &shader::FORCE, &slots, cfg, &[&[("USE_SORTED", 0.0), ("ROWS", r)], &[("USE_SORTED", 1.0), ("ROWS", r)]])
+    shader::neighbour_kernel(device, &shader::FORCE, &slots, cfg, rows)
 }

@@ -7,6 +7,5 @@ use super::shader::{self, Kernel, KernelConfig, Slot::*};
 /// Bindings, in `bind` order: params, cell_lut, cell_start, sorted, pos_mass, id, probe output.
 pub fn new(device: &wgpu::Device, cfg: KernelConfig, rows: bool) -> Kernel {
     let slots = [(0, Uniform), (1, Read), (2, Read), (3, Read), (4, Read), (5, Read), (6, ReadWrite)];
-    let r = if rows { 1.0 } else { 0.0 };
-    Kernel::new(device, &shader::NEIGHBOUR_PROBE, &slots, cfg, &[&[("USE_SORTED", 0.0), ("ROWS", r)], &[("USE_SORTED", 1.0), ("ROWS", r)]])
+    shader::neighbour_kernel(device, &shader::NEIGHBOUR_PROBE, &slots, cfg, rows)
 }

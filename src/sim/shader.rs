@@ -202,6 +202,15 @@ pub struct KernelConfig {
     pub checks: bool,
 }
 
+/// A pass built on the shared neighbour loop (`shaders/neighbours.wgsl`): its two pipeline
+/// variants, [`super::DIRECT`] (the step reordered: cell ranges are slots) and
+/// [`super::THROUGH_SORTED`] (they index `sorted`); `rows` reads a row of cells as one range
+/// (linear order only).
+pub fn neighbour_kernel(device: &wgpu::Device, src: &ShaderSource, slots: &[(u32, Slot)], cfg: KernelConfig, rows: bool) -> Kernel {
+    let r = if rows { 1.0 } else { 0.0 };
+    Kernel::new(device, src, slots, cfg, &[&[("USE_SORTED", 0.0), ("ROWS", r)], &[("USE_SORTED", 1.0), ("ROWS", r)]])
+}
+
 /// A compute pass's pipeline(s) over one bind-group layout. Passes differ in their bindings and
 /// override constants only; this holds what they share.
 pub struct Kernel {
