@@ -388,20 +388,8 @@ impl Sim {
         let reorder = self.reorders_next();
         encoder.push_debug_group("sim.step");
 
-        // grid.clear: counters and the per-build diagnostics words (max per cell, overflows)
-        encoder.clear_buffer(&self.cells.counts, 0, None);
-        encoder.clear_buffer(&self.fixed.diag, 0, Some(8));
-
-        let Self { kernels: k, binds: b, cells, profiler: prof, .. } = self;
-        let c = self.cur;
-        k.count.record(&mut begin(encoder, prof, "grid.count", step), &b.count[c], n, 0, md);
-        k.scan.record(&mut begin(encoder, prof, "grid.scan", step), &cells.scan, md);
-        k.scatter.record(&mut begin(encoder, prof, "grid.scatter", step), &b.scatter, n, 0, md);
-        let mut c = c;
-        if reorder {
-            k.reorder.record(&mut begin(encoder, prof, "reorder", step), &b.reorder[c], n, 0, md);
-            c = 1 - c;
-        }
+        let c = self.record_grid(encoder, step, reorder);
+        let Self { kernels: k, binds: b, profiler: prof, .. } = self;
         let variant = if reorder { DIRECT } else { THROUGH_SORTED };
         k.density.record(&mut begin(encoder, prof, "sph.density", step), &b.density[c], n, variant, md);
         k.wall_pressure.record(&mut begin(encoder, prof, "sph.wall_pressure", step), &b.wall_pressure[c], n, variant, md);
@@ -524,24 +512,31 @@ impl Sim {
     /// tools; the step counter does not advance).
     pub fn build_grid(&mut self, reorder: bool) {
         let mut enc = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("sim.grid") });
+        self.cur = self.record_grid(&mut enc, self.steps, reorder);
+        self.queue.submit([enc.finish()]);
+        self.last_reordered = reorder;
+    }
+
+    /// The grid build of a step (clear, count, scan, scatter) on the current set and, with
+    /// `reorder`, the gather into the other set; returns the set that holds the state after it.
+    /// Shared by `record_step` and `build_grid`, so the tests of the grid exercise the step's own
+    /// recording.
+    fn record_grid(&mut self, encoder: &mut wgpu::CommandEncoder, step: u64, reorder: bool) -> usize {
         let n = self.params.n_particles;
         let md = self.max_dim;
-        enc.clear_buffer(&self.cells.counts, 0, None);
-        enc.clear_buffer(&self.fixed.diag, 0, Some(8));
-        {
-            let mut p = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("sim.grid"), timestamp_writes: None });
-            self.kernels.count.record(&mut p, &self.binds.count[self.cur], n, 0, md);
-            self.kernels.scan.record(&mut p, &self.cells.scan, md);
-            self.kernels.scatter.record(&mut p, &self.binds.scatter, n, 0, md);
-            if reorder {
-                self.kernels.reorder.record(&mut p, &self.binds.reorder[self.cur], n, 0, md);
-            }
-        }
-        self.queue.submit([enc.finish()]);
+        // grid.clear: counters and the per-build diagnostics words (max per cell, overflows)
+        encoder.clear_buffer(&self.cells.counts, 0, None);
+        encoder.clear_buffer(&self.fixed.diag, 0, Some(8));
+        let Self { kernels: k, binds: b, cells, profiler: prof, .. } = self;
+        let c = self.cur;
+        k.count.record(&mut begin(encoder, prof, "grid.count", step), &b.count[c], n, 0, md);
+        k.scan.record(&mut begin(encoder, prof, "grid.scan", step), &cells.scan, md);
+        k.scatter.record(&mut begin(encoder, prof, "grid.scatter", step), &b.scatter, n, 0, md);
         if reorder {
-            self.cur = 1 - self.cur;
+            k.reorder.record(&mut begin(encoder, prof, "reorder", step), &b.reorder[c], n, 0, md);
+            return 1 - c;
         }
-        self.last_reordered = reorder;
+        c
     }
 
     /// Accelerations of the last sph.force, by slot of the current set.
