@@ -52,7 +52,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if t >= params.n_particles {
         return;
     }
-    let i = own_slot(t);
+    let i = slot_of(t);
     let pi = pos_mass[i];
     if pi.w < 0.0 {
         return;

@@ -41,7 +41,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if t >= params.n_particles {
         return;
     }
-    let i = own_slot(t);
+    let i = slot_of(t);
     var acc = Acc(pos_mass[i].xyz, 0u, 0u, 0u, 0u);
     neighbour_loop(acc.x, &acc);
     probe[ids[i]] = vec4<u32>(acc.count, acc.sum, acc.sum2, acc.hash);

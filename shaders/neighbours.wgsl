@@ -11,13 +11,14 @@ override USE_SORTED: bool = false;
 // the whole row (2r+1 cells) instead of one range per cell.
 override ROWS: bool = false;
 
-// Slot of the particle this invocation works on: the t-th in cell order, so neighbouring
-// invocations handle neighbouring particles (coherent loops) with or without a reorder.
-fn own_slot(t: u32) -> u32 {
+// Slot of the k-th particle in cell order: k itself after a reorder, `sorted[k]` otherwise.
+// Invocation t works on the t-th particle in cell order, so neighbouring invocations handle
+// neighbouring particles (coherent loops) with or without a reorder.
+fn slot_of(k: u32) -> u32 {
     if USE_SORTED {
-        return sorted[t];
+        return sorted[k];
     }
-    return t;
+    return k;
 }
 
 // Slot range of `cells` consecutive cell indices starting at cell (cx, y, z) (inside the grid).
@@ -59,11 +60,7 @@ fn neighbour_loop(x: vec3<f32>, acc: ptr<function, Acc>) {
             next = span_range(cx, y, z, span_cells);
         }
         for (var k = cur.x; k < cur.y; k++) {
-            var j = k;
-            if USE_SORTED {
-                j = sorted[k];
-            }
-            visit(acc, j);
+            visit(acc, slot_of(k));
         }
         if !more {
             break;
