@@ -1,10 +1,13 @@
 //! Scenes: the RON schema, its defaults, and validation with errors that name the file, the field
 //! and the allowed range.
 
+pub mod limits;
+
+use limits::Limit;
 use serde::{Deserialize, Serialize};
 
 /// The default scene, embedded in the binary.
-pub const DEFAULT_SCENE: &str = include_str!("../scenes/dam_break.ron");
+pub const DEFAULT_SCENE: &str = include_str!("../../scenes/dam_break.ron");
 pub const DEFAULT_SCENE_PATH: &str = "scenes/dam_break.ron";
 
 /// An axis-aligned box in metres.
@@ -193,32 +196,27 @@ impl Scene {
 
         // physics
         let s = p.spacing;
-        v.check("physics.spacing", s, s > 0.0 && s <= 10.0, "(0, 10] m")?;
+        v.limit("physics.spacing", s, &limits::SPACING)?;
         let rho0 = p.rest_density;
-        v.check("physics.rest_density", rho0, (1.0..=1e5).contains(&rho0), "[1, 100000] kg/m³")?;
+        v.limit("physics.rest_density", rho0, &limits::REST_DENSITY)?;
         match p.pressure {
             Pressure::Auto => {}
-            Pressure::SpeedOfSound(c) => v.check("physics.pressure.SpeedOfSound", c, c > 0.0 && c <= 1e5, "(0, 100000] m/s")?,
-            Pressure::Stiffness(b) => v.check("physics.pressure.Stiffness", b, b > 0.0 && b <= 1e12, "(0, 1e12] Pa")?,
+            Pressure::SpeedOfSound(c) => v.limit("physics.pressure.SpeedOfSound", c, &limits::SPEED_OF_SOUND)?,
+            Pressure::Stiffness(b) => v.limit("physics.pressure.Stiffness", b, &limits::STIFFNESS)?,
         }
-        let alpha = p.viscosity;
-        v.check("physics.viscosity", alpha, (0.0..=10.0).contains(&alpha), "[0, 10]")?;
-        let alpha = p.wall_viscosity;
-        v.check("physics.wall_viscosity", alpha, (0.0..=10.0).contains(&alpha), "[0, 10]")?;
+        v.limit("physics.viscosity", p.viscosity, &limits::VISCOSITY)?;
+        v.limit("physics.wall_viscosity", p.wall_viscosity, &limits::VISCOSITY)?;
         for a in 0..3 {
-            let ga = p.gravity[a];
-            v.check(&format!("physics.gravity[{a}]"), ga, ga.abs() <= 1000.0, "[-1000, 1000] m/s²")?;
+            v.limit(&format!("physics.gravity[{a}]"), p.gravity[a], &limits::GRAVITY)?;
         }
-        v.check("physics.dt", p.dt, p.dt > 0.0 && p.dt <= 0.1, "(0, 0.1] s")?;
+        v.limit("physics.dt", p.dt, &limits::DT)?;
 
         // grid and walls
-        let cs = g.cell_size;
-        v.check("grid.cell_size", cs, (0.5..=2.0).contains(&cs), "[0.5, 2] × h (the support radius)")?;
-        v.check("grid.capacity", g.capacity, (1..=1_000_000).contains(&g.capacity), "[1, 1000000] particles")?;
-        let ri = g.reorder_interval;
-        v.check("grid.reorder_interval", ri, ri <= 1000, "[0, 1000] steps (0 = never)")?;
+        v.limit("grid.cell_size", g.cell_size, &limits::CELL_SIZE)?;
+        v.limit("grid.capacity", g.capacity, &limits::CAPACITY)?;
+        v.limit("grid.reorder_interval", g.reorder_interval, &limits::REORDER_INTERVAL)?;
         let layers = self.walls.layers;
-        v.check("walls.layers", layers, (1..=4).contains(&layers), "[1, 4]")?;
+        v.limit("walls.layers", layers, &limits::WALL_LAYERS)?;
 
         // domain
         let (dmin, dmax) = (self.domain.min, self.domain.max);
@@ -311,6 +309,10 @@ impl Validator<'_> {
 
     fn check(&self, field: &str, value: impl std::fmt::Display, ok: bool, allowed: &str) -> Result<(), SceneError> {
         if ok { Ok(()) } else { Err(self.invalid(field, value, allowed)) }
+    }
+
+    fn limit<T: PartialOrd + Copy + limits::Shown>(&self, field: &str, value: T, limit: &Limit<T>) -> Result<(), SceneError> {
+        self.check(field, value, limit.contains(value), &limit.allowed())
     }
 
     fn finite(&self, field: &str, value: f32, unit: &str) -> Result<(), SceneError> {

@@ -1,0 +1,111 @@
+//! The allowed range of every bounded setting, written once: the scene validator checks against
+//! these, the panel's controls and the command line take their ranges from them, and error
+//! messages print them.
+
+use std::fmt::Display;
+use std::ops::RangeInclusive;
+
+/// A range a value must lie in, with its unit and an optional note for messages.
+#[derive(Clone, Copy, Debug)]
+pub struct Limit<T> {
+    pub min: T,
+    pub max: T,
+    /// The lower end is excluded: `(min, max]`.
+    pub min_exclusive: bool,
+    /// Unit shown after the range ("m", "s", "× h"); may be empty.
+    pub unit: &'static str,
+    /// Shown after the unit, e.g. "(0 = never)"; may be empty.
+    pub note: &'static str,
+}
+
+impl<T: PartialOrd + Copy + Shown> Limit<T> {
+    pub const fn closed(min: T, max: T, unit: &'static str) -> Self {
+        Self { min, max, min_exclusive: false, unit, note: "" }
+    }
+    /// `(min, max]`.
+    pub const fn above(min: T, max: T, unit: &'static str) -> Self {
+        Self { min, max, min_exclusive: true, unit, note: "" }
+    }
+    pub const fn with_note(self, note: &'static str) -> Self {
+        Self { note, ..self }
+    }
+
+    pub fn contains(&self, v: T) -> bool {
+        let low = if self.min_exclusive { v > self.min } else { v >= self.min };
+        low && v <= self.max
+    }
+
+    /// `min..=max`, for sliders and drag values (an exclusive lower end is the caller's care).
+    pub fn range(&self) -> RangeInclusive<T> {
+        self.min..=self.max
+    }
+
+    /// The range as messages print it: `(0, 10] m`, `[0, 1000] steps (0 = never)`.
+    pub fn allowed(&self) -> String {
+        let open = if self.min_exclusive { '(' } else { '[' };
+        let mut s = format!("{open}{}, {}]", self.min.shown(), self.max.shown());
+        for extra in [self.unit, self.note] {
+            if !extra.is_empty() {
+                s.push(' ');
+                s.push_str(extra);
+            }
+        }
+        s
+    }
+}
+
+/// How a bound is printed: plain up to a million, in exponent form above.
+pub trait Shown: Display {
+    fn shown(&self) -> String {
+        self.to_string()
+    }
+}
+impl Shown for u32 {}
+impl Shown for f32 {
+    fn shown(&self) -> String {
+        if self.abs() > 1e6 { format!("{self:e}") } else { self.to_string() }
+    }
+}
+
+// physics
+pub const SPACING: Limit<f32> = Limit::above(0.0, 10.0, "m");
+pub const REST_DENSITY: Limit<f32> = Limit::closed(1.0, 1e5, "kg/m³");
+pub const SPEED_OF_SOUND: Limit<f32> = Limit::above(0.0, 1e5, "m/s");
+pub const STIFFNESS: Limit<f32> = Limit::above(0.0, 1e12, "Pa");
+pub const VISCOSITY: Limit<f32> = Limit::closed(0.0, 10.0, "");
+/// Each component of gravity.
+pub const GRAVITY: Limit<f32> = Limit::closed(-1000.0, 1000.0, "m/s²");
+pub const DT: Limit<f32> = Limit::above(0.0, 0.1, "s");
+
+// grid (live: the panel changes these)
+pub const CELL_SIZE: Limit<f32> = Limit::closed(0.5, 2.0, "× h (the support radius)");
+pub const CAPACITY: Limit<u32> = Limit::closed(1, 1_000_000, "particles");
+pub const REORDER_INTERVAL: Limit<u32> = Limit::closed(0, 1000, "steps").with_note("(0 = never)");
+
+// walls
+pub const WALL_LAYERS: Limit<u32> = Limit::closed(1, 4, "");
+
+// running
+/// Simulation steps per frame in the app.
+pub const SUBSTEPS: Limit<u32> = Limit::closed(1, 32, "steps per frame");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_print_as_messages_show_them() {
+        assert_eq!(SPACING.allowed(), "(0, 10] m");
+        assert_eq!(STIFFNESS.allowed(), "(0, 1e12] Pa");
+        assert_eq!(REST_DENSITY.allowed(), "[1, 100000] kg/m³");
+        assert_eq!(REORDER_INTERVAL.allowed(), "[0, 1000] steps (0 = never)");
+        assert_eq!(VISCOSITY.allowed(), "[0, 10]");
+    }
+
+    #[test]
+    fn ends_are_open_or_closed_as_declared() {
+        assert!(!SPACING.contains(0.0) && SPACING.contains(10.0) && !SPACING.contains(10.01));
+        assert!(REORDER_INTERVAL.contains(0) && REORDER_INTERVAL.contains(1000) && !REORDER_INTERVAL.contains(1001));
+        assert!(!CELL_SIZE.contains(f32::NAN));
+    }
+}
