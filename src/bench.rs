@@ -4,7 +4,7 @@
 
 use crate::gpu::Gpu;
 use crate::scene::{Aabb, Scene};
-use crate::setup;
+use crate::scene::setup;
 use crate::sim::layout::CellOrder;
 use crate::sim::profiler::{PASSES, Profile};
 use crate::sim::{Sim, SimOptions};

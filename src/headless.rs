@@ -1,7 +1,7 @@
 //! `rillet run`: a headless run of a scene that writes probe time series as CSV.
 //!
 //! Every `--every` steps the particle state is read back and the probes of
-//! [`crate::validation::probe`] are measured: time, surge front, water height at the gauges,
+//! [`crate::probes`] are measured: time, surge front, water height at the gauges,
 //! density errors, kinetic / potential / elastic energy, momentum, wall clamps, non-finite and
 //! escaped particles. Output folder:
 //!
@@ -12,9 +12,10 @@
 
 use crate::gpu::Gpu;
 use crate::scene::Scene;
-use crate::setup::{self, InitialState};
-use crate::sim::{Sim, SimOptions};
-use crate::validation::probe::{self, ProbeRow, ProbeSetup, Profile, ProfileBin};
+use crate::scene::setup;
+use crate::sim::InitialState;
+use crate::sim::Sim;
+use crate::probes::{self as probe, ProbeRow, ProbeSetup, Profile, ProfileBin};
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
 use std::io::{IsTerminal, Write};
@@ -170,7 +171,7 @@ pub fn block_ranges(scene: &Scene) -> Vec<std::ops::Range<usize>> {
         .fluid
         .iter()
         .map(|b| {
-            let n: usize = (0..3).map(|a| setup::lattice_count(b.min[a], b.max[a], s) as usize).product();
+            let n: usize = (0..3).map(|a| crate::scene::lattice::lattice_count(b.min[a], b.max[a], s) as usize).product();
             start += n;
             start - n..start
         })
@@ -196,7 +197,7 @@ pub fn set_block_velocities(scene: &Scene, state: &mut InitialState, velocities:
 pub fn run_scene(gpu: &Gpu, scene: &Scene, scene_label: &str, cfg: &RunConfig, out: Option<&Path>) -> anyhow::Result<RunResult> {
     let mut state = setup::build(scene);
     set_block_velocities(scene, &mut state, &cfg.velocities)?;
-    let mut sim = Sim::new(gpu, &state, SimOptions::from_scene(scene))
+    let mut sim = Sim::new(gpu, &state, crate::scene::setup::sim_options(scene))
         .with_context(|| format!("{scene_label}: the scene does not fit this device"))?;
     let params = *sim.params();
     let setup = ProbeSetup::new(&params, scene.physics.spacing, &cfg.gauges);

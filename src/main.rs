@@ -105,7 +105,7 @@ fn run_bench(a: BenchArgs) -> anyhow::Result<()> {
         let n = bench::parse_count(count).map_err(anyhow::Error::msg)?;
         let scene = bench::bench_scene(n);
         // unset variant lists take the scene's (= the defaults') value
-        let d = SimOptions::from_scene(&scene);
+        let d = rillet::scene::setup::sim_options(&scene);
         let pick = |v: &Vec<String>, dflt: &str| if v.is_empty() { vec![dflt.to_string()] } else { v.clone() };
         let reorders = if a.reorder.is_empty() { vec![d.reorder_interval] } else { a.reorder.clone() };
         let orders = pick(&a.order, if d.order == CellOrder::Morton { "morton" } else { "linear" });
@@ -140,7 +140,7 @@ fn run_bench(a: BenchArgs) -> anyhow::Result<()> {
                                     diagnostics,
                                     workgroup_size,
                                     shader_checks,
-                                    ..SimOptions::from_scene(&scene)
+                                    ..rillet::scene::setup::sim_options(&scene)
                                 };
                                 let variant = format!("{count} {}", bench::variant_name(&options));
                                 let r = bench::run(&gpu, &scene, options, &cfg, &variant, bench::progress_line(&variant))?;
@@ -158,7 +158,7 @@ fn run_bench(a: BenchArgs) -> anyhow::Result<()> {
         let n = bench::parse_count(count).map_err(anyhow::Error::msg)?;
         let scene = bench::bench_scene(n);
         eprintln!("all-pairs baseline at {count}...");
-        baselines.push(bench::all_pairs(&gpu, &scene, SimOptions::from_scene(&scene), 3)?);
+        baselines.push(bench::all_pairs(&gpu, &scene, rillet::scene::setup::sim_options(&scene), 3)?);
     }
     if a.json {
         let doc = serde_json::json!({ "adapter": gpu.describe(), "copy_bytes_per_s": copy, "results": results, "all_pairs": baselines });

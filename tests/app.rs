@@ -31,7 +31,7 @@ fn root() -> PathBuf {
 
 #[allow(clippy::needless_update)] // the update covers fields added later
 fn options(reorder_interval: u32) -> SimOptions {
-    let base = SimOptions::from_scene(&small_drop());
+    let base = rillet::scene::setup::sim_options(&small_drop());
     SimOptions { cell_size: 1.0, capacity: 64, reorder_interval, order: CellOrder::Morton, diagnostics: true, workgroup_size: 64, ..base }
 }
 
@@ -526,7 +526,7 @@ fn the_scene_reloads_when_its_file_changes_and_a_bad_edit_keeps_the_old_one() {
 fn a_scene_too_large_for_the_device_is_one_message_and_exit_code_2() {
     let path = root().join("tests/bad_scenes_device/too_many_particles.ron");
     let scene = rillet::scene::Scene::load(&path).unwrap();
-    let (fluid, boundary) = rillet::setup::count_particles(&scene);
+    let (fluid, boundary) = rillet::scene::lattice::count_particles(&scene);
     let fits = gpu().max_binding_bytes() / 16;
     if fluid + boundary <= fits {
         // tests/scenes_gpu.rs checks the refusal against a lowered limit on such devices

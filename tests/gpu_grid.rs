@@ -7,7 +7,7 @@ mod common;
 use common::{Rng, build, gpu, scene, sim, small_drop};
 use glam::Vec3;
 use rillet::reference::{all_pairs_neighbours, build_grid, grid_diagnostics};
-use rillet::setup::InitialState;
+use rillet::sim::InitialState;
 use rillet::sim::layout::CellOrder;
 use rillet::sim::{GridSnapshot, Sim, SimOptions};
 

@@ -12,7 +12,7 @@ mod common;
 
 use common::{build, gpu, sim, small_drop};
 use rillet::reference::RefSim;
-use rillet::setup::InitialState;
+use rillet::sim::InitialState;
 use rillet::sim::layout::CellOrder;
 use rillet::sim::{Particles, Sim, SimOptions};
 

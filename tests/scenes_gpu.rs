@@ -6,8 +6,8 @@ mod common;
 use common::gpu;
 use rillet::gpu::Gpu;
 use rillet::scene::Scene;
-use rillet::setup;
-use rillet::sim::{Sim, SimError, SimOptions};
+use rillet::scene::{lattice, setup};
+use rillet::sim::{Sim, SimError};
 use std::path::PathBuf;
 
 fn root() -> PathBuf {
@@ -41,7 +41,7 @@ fn every_scene_runs_a_few_steps() {
         let scene = Scene::load(&path).unwrap_or_else(|e| panic!("{e}"));
         let state = setup::build(&scene);
         let t = std::time::Instant::now();
-        let mut sim = Sim::new(gpu(), &state, SimOptions::from_scene(&scene)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let mut sim = Sim::new(gpu(), &state, rillet::scene::setup::sim_options(&scene)).unwrap_or_else(|e| panic!("{name}: {e}"));
         let n = sim.n_particles();
         sim.run(3);
         let p = sim.read_particles();
@@ -84,7 +84,7 @@ fn with_binding_limit(g: &Gpu, bytes: u64) -> Gpu {
 fn too_many_particles_is_refused_naming_the_device_limit() {
     let path = root().join("tests/bad_scenes_device/too_many_particles.ron");
     let scene = Scene::load(&path).unwrap_or_else(|e| panic!("the scene itself is valid: {e}"));
-    let (fluid, boundary) = setup::count_particles(&scene);
+    let (fluid, boundary) = lattice::count_particles(&scene);
     let n = fluid + boundary;
     let g = gpu();
     let fits = g.max_binding_bytes() / 16;
@@ -101,7 +101,7 @@ fn too_many_particles_is_refused_naming_the_device_limit() {
     assert!(n > fits, "{n} particles fit in {fits}");
     let state = setup::build(&scene);
     assert_eq!(state.n_particles() as u64, n);
-    let err = match Sim::new(device, &state, SimOptions::from_scene(&scene)) {
+    let err = match Sim::new(device, &state, rillet::scene::setup::sim_options(&scene)) {
         Ok(_) => panic!("{n} particles were accepted by a device that holds {fits}"),
         Err(e) => e,
     };

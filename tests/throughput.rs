@@ -22,7 +22,7 @@ fn throughput() {
     let count = std::env::var("RILLET_THROUGHPUT_PARTICLES").unwrap_or_else(|_| if cpu_adapter { "30k" } else { "4m" }.into());
     let n = bench::parse_count(&count).expect("RILLET_THROUGHPUT_PARTICLES");
     let scene = bench::bench_scene(n);
-    let base = SimOptions::from_scene(&scene);
+    let base = rillet::scene::setup::sim_options(&scene);
     let cfg = if cpu_adapter { BenchConfig { warmup: 3, steps: 10, batch: 5 } } else { BenchConfig { warmup: 50, steps: 200, batch: 50 } };
     let mut variants = vec![("defaults".to_string(), base.clone())];
     for r in [1, 8, 0] {
@@ -48,7 +48,7 @@ fn throughput() {
     println!("{}", bench::table(&results));
 
     let small = bench::bench_scene(if cpu_adapter { 4_000 } else { 64_000 });
-    match bench::all_pairs(gpu, &small, SimOptions::from_scene(&small), 3) {
+    match bench::all_pairs(gpu, &small, rillet::scene::setup::sim_options(&small), 3) {
         Ok(b) => println!(
             "all pairs, {} particles: density {:.3} ms without a grid, {:.3} ms with it ({:.0}x)",
             b.particles,

@@ -13,8 +13,9 @@ use super::{AppArgs, Report, ReportSample};
 use crate::gpu::Gpu;
 use crate::render::{Renderer, ViewSettings, Viewport};
 use crate::scene::Scene;
-use crate::setup::{self, InitialState};
-use crate::sim::{Sim, SimOptions};
+use crate::scene::setup;
+use crate::sim::InitialState;
+use crate::sim::Sim;
 use crate::ui::{self, Action, Controls, PanelState, Readout};
 use anyhow::Context as _;
 use std::path::PathBuf;
@@ -138,7 +139,7 @@ impl Running {
         let renderer = Renderer::new(&gpu.device, surface.scene_format);
         let render_timer = gpu.has_timestamps().then(|| RenderTimer::new(&gpu.device, &gpu.queue));
 
-        let options = SimOptions::from_scene(&scene.scene);
+        let options = crate::scene::setup::sim_options(&scene.scene);
         let sim =
             Sim::new(&gpu, &scene.state, options.clone()).with_context(|| format!("{}: the scene does not fit this device", scene.name))?;
         let driver = Driver::new(&gpu.device, sim, gpu.has_timestamps());
@@ -243,7 +244,7 @@ impl Running {
                 return;
             }
         };
-        let options = SimOptions::from_scene(&loaded.scene);
+        let options = crate::scene::setup::sim_options(&loaded.scene);
         match Sim::new(&self.gpu, &loaded.state, options.clone()) {
             Ok(sim) => {
                 let domain_changed = sim.params().domain_min != self.driver.sim().params().domain_min

@@ -6,7 +6,7 @@ use std::f64::consts::PI;
 /// Monaghan's cubic spline with support radius `h` (`q = r/h`, `σ = 8/(π h³)`).
 ///
 /// `σ` is computed here in f64 from `h`, not taken from the f32 `SimParams::kernel_norm`, so that
-/// `W` is bit for bit [`crate::setup::cubic_w`], the function the fluid mass was chosen with.
+/// `W` is bit for bit [`crate::physics::cubic_w`], the function the fluid mass was chosen with.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CubicKernel {
     /// Support radius.
@@ -70,16 +70,13 @@ impl CubicKernel {
     }
 }
 
-/// Tait pressure `p(ρ) = B·((max(ρ, ρ0)/ρ0)^7 − 1)`; exactly 0 for `ρ ≤ ρ0`.
-#[inline]
-pub fn tait_pressure(rho: f64, rho0: f64, stiffness: f64) -> f64 {
-    stiffness * ((rho.max(rho0) / rho0).powi(7) - 1.0)
-}
+/// Tait pressure `p(ρ) = B·((max(ρ, ρ0)/ρ0)^γ − 1)`; exactly 0 for `ρ ≤ ρ0`.
+pub use crate::physics::tait_pressure;
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::setup::cubic_w;
+    use crate::physics::cubic_w;
 
     #[test]
     fn w_is_setup_cubic_w_bit_for_bit() {

@@ -11,7 +11,7 @@
 //!
 //! Everything here is plain, single-threaded and allocation-light, and deliberately shares no code
 //! with the GPU path beyond [`SimParams`](crate::sim::params::SimParams), `GridLayout` and the
-//! initial state of [`crate::setup`].
+//! initial state ([`InitialState`](crate::sim::InitialState)).
 
 pub mod grid;
 pub mod kernel;
@@ -20,6 +20,3 @@ pub mod sph;
 pub use grid::{RefGrid, all_pairs_neighbours, all_pairs_neighbours_f64, build_grid, cell_list_neighbours, grid_diagnostics};
 pub use kernel::{CubicKernel, tait_pressure};
 pub use sph::RefSim;
-
-#[cfg(test)]
-mod tests;

@@ -6,7 +6,7 @@
 
 use super::grid::cell_list_neighbours;
 use super::kernel::{CubicKernel, tait_pressure};
-use crate::setup::InitialState;
+use crate::sim::InitialState;
 use crate::sim::params::SimParams;
 use glam::Vec3;
 

@@ -125,7 +125,7 @@ impl ViewSettings {
     /// The uniform block for a viewport of `aspect`.
     pub fn uniforms(&self, params: &SimParams, aspect: f32) -> FrameUniforms {
         let (lo, hi) = self.range();
-        let spacing = params.h / crate::sim::params::SUPPORT_OVER_SPACING;
+        let spacing = params.h / crate::physics::SUPPORT_OVER_SPACING;
         FrameUniforms {
             view: self.camera.view().to_cols_array_2d(),
             proj: self.camera.proj(aspect).to_cols_array_2d(),

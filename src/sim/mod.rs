@@ -17,16 +17,18 @@ pub mod reorder;
 pub mod scan;
 pub mod scatter;
 pub mod shader;
+pub mod state;
 pub mod wall_pressure;
 
 use crate::gpu::Gpu;
-use crate::setup::InitialState;
 use buffers::{CellBuffers, ParticleSet, read_vec};
 use layout::{CellOrder, GridLayout, GridTooLarge};
 use params::{Diagnostics, SimParams};
 use profiler::{Profile, Profiler};
 use shader::Kernel;
 use wgpu::util::DeviceExt;
+
+pub use state::InitialState;
 
 /// Pipeline variant of the neighbour-loop passes: cell ranges are slots (the step reordered).
 pub const DIRECT: usize = 0;
@@ -52,15 +54,16 @@ pub struct SimOptions {
     pub shader_checks: bool,
 }
 
-impl SimOptions {
-    pub fn from_scene(scene: &crate::scene::Scene) -> Self {
-        let g = &scene.grid;
+impl Default for SimOptions {
+    /// The measured fastest choices (docs/PERFORMANCE.md): cells of h/2 in linear order, reorder
+    /// every step, workgroups of 256, diagnostics on, no runtime bounds checks.
+    fn default() -> Self {
         Self {
-            cell_size: g.cell_size,
-            capacity: g.capacity,
-            reorder_interval: g.reorder_interval,
-            order: if g.morton { CellOrder::Morton } else { CellOrder::Linear },
-            diagnostics: g.diagnostics,
+            cell_size: 0.5,
+            capacity: 8,
+            reorder_interval: 1,
+            order: CellOrder::Linear,
+            diagnostics: true,
             workgroup_size: 256,
             shader_checks: false,
         }

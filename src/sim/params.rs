@@ -34,7 +34,7 @@ pub struct SimParams {
     pub h: f32,
     /// Rest density ρ0.
     pub rest_density: f32,
-    /// Tait stiffness B = ρ0 c² / γ (γ = 7).
+    /// Tait stiffness B = ρ0 c² / γ ([`crate::physics::TAIT_GAMMA`]).
     pub stiffness: f32,
     /// Speed of sound c.
     pub sound_speed: f32,
@@ -55,12 +55,6 @@ pub struct SimParams {
 }
 
 const _: () = assert!(std::mem::size_of::<SimParams>() == 128);
-
-/// γ of the Tait equation.
-pub const TAIT_GAMMA: f32 = 7.0;
-
-/// Support radius in particle spacings.
-pub const SUPPORT_OVER_SPACING: f32 = 2.0;
 
 /// Diagnostic words the GPU writes (`diag` buffer), in this order.
 #[repr(C)]

@@ -1,11 +1,10 @@
-//! Physical validation: the probes a headless run records ([`probe`]), the analytical and
+//! Physical validation: the probes a headless run records ([`crate::probes`]), the analytical and
 //! experimental references ([`reference`]), the validation cases with their bounds ([`cases`]),
 //! the figures ([`plot`]), and `rillet validate`, which runs the cases and writes the report.
 //! `docs/VALIDATION.md` shows the results.
 
 pub mod cases;
 pub mod plot;
-pub mod probe;
 pub mod reference;
 
 use crate::gpu::Gpu;

@@ -3,7 +3,8 @@
 
 use rillet::gpu::Gpu;
 use rillet::scene::Scene;
-use rillet::setup::{self, InitialState};
+use rillet::scene::setup;
+use rillet::sim::InitialState;
 use rillet::sim::{Sim, SimOptions};
 use std::sync::OnceLock;
 

@@ -39,15 +39,16 @@ impl ProbeSetup {
 
     /// Tait pressure with negative pressure clamped away (docs/PHYSICS.md).
     pub fn pressure(&self, rho: f64) -> f64 {
-        let x = rho.max(self.rest_density) / self.rest_density;
-        self.stiffness * (x.powi(7) - 1.0)
+        crate::physics::tait_pressure(rho, self.rest_density, self.stiffness)
     }
 
     /// Elastic energy per unit mass stored at density ρ: e(ρ) = ∫ p/ρ² dρ from ρ0, which with the
-    /// clamped Tait law is (B/ρ0)·(x⁶/6 + 1/x − 7/6), x = ρ/ρ0 ≥ 1, and 0 below ρ0.
+    /// clamped Tait law is (B/ρ0)·(x^(γ−1)/(γ−1) + 1/x − γ/(γ−1)), x = ρ/ρ0 ≥ 1, and 0 below ρ0
+    /// (γ = 7: x⁶/6 + 1/x − 7/6).
     pub fn elastic_energy_per_mass(&self, rho: f64) -> f64 {
         let x = rho / self.rest_density;
-        if x <= 1.0 { 0.0 } else { self.stiffness / self.rest_density * (x.powi(6) / 6.0 + 1.0 / x - 7.0 / 6.0) }
+        let g = crate::physics::TAIT_GAMMA as f64;
+        if x <= 1.0 { 0.0 } else { self.stiffness / self.rest_density * (x.powi(crate::physics::TAIT_GAMMA - 1) / (g - 1.0) + 1.0 / x - g / (g - 1.0)) }
     }
 
     /// Volume one fluid particle stands for on the initial lattice: s³.

@@ -2,48 +2,14 @@
 //! volumes, the fluid mass, and the resolved physical constants. Computed once, in f64 where it
 //! matters, then handed to the GPU (and to the CPU twin) as f32.
 
-use crate::scene::{Pressure, Scene};
-use crate::sim::params::{SUPPORT_OVER_SPACING, SimParams, TAIT_GAMMA};
+use super::lattice::{lattice_count, wall_box};
+use super::schema::{Pressure, Scene};
+use crate::physics::{SUPPORT_OVER_SPACING, TAIT_GAMMA, cubic_w};
+use crate::sim::layout::CellOrder;
+use crate::sim::params::SimParams;
+use crate::sim::{InitialState, SimOptions};
 use glam::{DVec3, Vec3};
 use std::collections::HashMap;
-
-/// Everything a simulation starts from.
-#[derive(Clone, Debug)]
-pub struct InitialState {
-    /// Physical constants filled in; the grid fields (`grid_*`, `inv_cell_size`, `num_cells`,
-    /// `search_range`) are set by whoever builds the grid.
-    pub params: SimParams,
-    /// `vec4(x, m)` for fluid, `vec4(x, −ψ)` for boundary; fluid first.
-    pub pos_mass: Vec<[f32; 4]>,
-    /// `vec4(v, ρ)`; ρ starts at ρ0.
-    pub vel_rho: Vec<[f32; 4]>,
-    pub n_fluid: u32,
-    /// Box the grid must cover: the domain plus the wall layers, with half a spacing to spare.
-    pub grid_lo: Vec3,
-    pub grid_hi: Vec3,
-}
-
-impl InitialState {
-    pub fn n_particles(&self) -> u32 {
-        self.pos_mass.len() as u32
-    }
-    pub fn n_boundary(&self) -> u32 {
-        self.n_particles() - self.n_fluid
-    }
-}
-
-/// Cubic spline W(r) for support radius h, in f64 (the formula of docs/PHYSICS.md).
-pub fn cubic_w(r: f64, h: f64) -> f64 {
-    let sigma = 8.0 / (std::f64::consts::PI * h * h * h);
-    let q = r / h;
-    if q <= 0.5 {
-        sigma * (6.0 * q * q * q - 6.0 * q * q + 1.0)
-    } else if q <= 1.0 {
-        sigma * 2.0 * (1.0 - q).powi(3)
-    } else {
-        0.0
-    }
-}
 
 /// Speed of sound and Tait stiffness for a scene.
 pub fn resolve_pressure(scene: &Scene) -> (f32, f32) {
@@ -65,30 +31,6 @@ pub fn resolve_pressure(scene: &Scene) -> (f32, f32) {
         _ => rho0 * c * c / gamma,
     };
     (c as f32, b as f32)
-}
-
-/// Number of lattice points of spacing `s` that fit in `[lo, hi]` along one axis.
-pub fn lattice_count(lo: f32, hi: f32, s: f32) -> u32 {
-    (((hi - lo) / s) as f64 + 1e-4).floor().max(0.0) as u32
-}
-
-/// Particle counts of a scene without building it: (fluid, boundary).
-pub fn count_particles(scene: &Scene) -> (u64, u64) {
-    let s = scene.physics.spacing;
-    let fluid = scene.fluid.iter().map(|b| (0..3).map(|a| lattice_count(b.min[a], b.max[a], s) as u64).product::<u64>()).sum();
-    let (lo, hi, _) = wall_box(scene);
-    let n = |a: usize| lattice_count(lo[a], hi[a], s) as u64;
-    let inner = |a: usize| lattice_count(scene.domain.min[a], scene.domain.max[a], s) as u64;
-    let outer_total = n(0) * n(1) * n(2);
-    let inner_total = inner(0) * inner(1) * inner(2);
-    (fluid, outer_total - inner_total)
-}
-
-/// The box of wall particle centres' lattice: the domain grown by the wall thickness.
-fn wall_box(scene: &Scene) -> (Vec3, Vec3, f32) {
-    let s = scene.physics.spacing;
-    let t = scene.walls.layers as f32 * s;
-    (Vec3::from(scene.domain.min) - Vec3::splat(t), Vec3::from(scene.domain.max) + Vec3::splat(t), t)
 }
 
 pub fn build(scene: &Scene) -> InitialState {
@@ -203,4 +145,17 @@ fn boundary_volumes(x: &[DVec3], h: f64, rho0: f64) -> Vec<f64> {
             rho0 / sum
         })
         .collect()
+}
+
+/// The grid options a scene asks for (what the panel then changes live).
+pub fn sim_options(scene: &Scene) -> SimOptions {
+    let g = &scene.grid;
+    SimOptions {
+        cell_size: g.cell_size,
+        capacity: g.capacity,
+        reorder_interval: g.reorder_interval,
+        order: if g.morton { CellOrder::Morton } else { CellOrder::Linear },
+        diagnostics: g.diagnostics,
+        ..SimOptions::default()
+    }
 }

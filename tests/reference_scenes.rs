@@ -1,9 +1,10 @@
-//! Tests of the f64 twin on whole scenes: lattice density, conservation, rest under gravity,
+//! Tests of the f64 CPU twin (`rillet::reference`) on whole scenes: lattice density, conservation, rest under gravity,
 //! and the guards of the integrator.
 
-use super::*;
-use crate::scene::{Aabb, GridSettings, Physics, Pressure, Scene, Walls};
-use crate::setup::{self, InitialState, cubic_w};
+use rillet::physics::cubic_w;
+use rillet::reference::*;
+use rillet::scene::{Aabb, GridSettings, Physics, Pressure, Scene, Walls, setup};
+use rillet::sim::InitialState;
 use std::time::Instant;
 
 fn scene(domain: [[f32; 3]; 2], fluid: [[f32; 3]; 2], spacing: f32, pressure: Pressure, gravity: [f32; 3], dt: f32) -> Scene {
@@ -317,7 +318,7 @@ fn integrate_guards() {
 
 #[test]
 fn grid_of_a_simulation_state() {
-    use crate::sim::layout::{CellOrder, GridLayout};
+    use rillet::sim::layout::{CellOrder, GridLayout};
     let state = big_block();
     let h = state.params.h;
     let mut sim = RefSim::new(&state);

@@ -1,0 +1,30 @@
+//! The particle lattice of a scene: how many sites fit a block or the walls, counted without
+//! building anything (the validator's particle count and the setup share these).
+
+use super::schema::Scene;
+use glam::Vec3;
+
+/// Number of lattice points of spacing `s` that fit in `[lo, hi]` along one axis.
+pub fn lattice_count(lo: f32, hi: f32, s: f32) -> u32 {
+    (((hi - lo) / s) as f64 + 1e-4).floor().max(0.0) as u32
+}
+
+/// Particle counts of a scene without building it: (fluid, boundary).
+pub fn count_particles(scene: &Scene) -> (u64, u64) {
+    let s = scene.physics.spacing;
+    let fluid = scene.fluid.iter().map(|b| (0..3).map(|a| lattice_count(b.min[a], b.max[a], s) as u64).product::<u64>()).sum();
+    let (lo, hi, _) = wall_box(scene);
+    let n = |a: usize| lattice_count(lo[a], hi[a], s) as u64;
+    let inner = |a: usize| lattice_count(scene.domain.min[a], scene.domain.max[a], s) as u64;
+    let outer_total = n(0) * n(1) * n(2);
+    let inner_total = inner(0) * inner(1) * inner(2);
+    (fluid, outer_total - inner_total)
+}
+
+/// The box of wall particle centres' lattice: the domain grown by the wall thickness.
+pub fn wall_box(scene: &Scene) -> (Vec3, Vec3, f32) {
+    let s = scene.physics.spacing;
+    let t = scene.walls.layers as f32 * s;
+    (Vec3::from(scene.domain.min) - Vec3::splat(t), Vec3::from(scene.domain.max) + Vec3::splat(t), t)
+}
+
