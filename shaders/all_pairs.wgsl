@@ -2,6 +2,8 @@
 // (O(N^2), no grid), the loop a grid must beat. Each workgroup stages a tile of WG_SIZE
 // positions in workgroup memory, so every position is read from global memory once per
 // workgroup rather than once per invocation (the tiling of a matrix multiply).
+//
+// #import common
 
 @group(0) @binding(4) var<storage, read> pos_mass: array<vec4<f32>>;
 @group(0) @binding(5) var<storage, read_write> density: array<f32>;

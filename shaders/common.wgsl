@@ -1,6 +1,9 @@
-// Shared by every simulation pass (prepended by src/sim/shader.rs).
+// Shared by every simulation pass: the uniform block, the cell index, the kernel and the
+// equation of state. Passes import it (src/wgsl.rs composes).
+//
+// #import constants
 
-// Kept in sync with `SimParams` in src/sim/params.rs; tests/layout.rs compares size and offsets.
+// Kept in sync with `SimParams` in src/sim/params.rs; tests/shaders.rs compares size and offsets.
 struct SimParams {
     domain_min: vec3<f32>,
     n_particles: u32,
@@ -86,7 +89,10 @@ fn kernel_grad_q(q: f32, inv_q: f32) -> f32 {
     return -a * a * inv_q;
 }
 
-// Tait equation, gamma = 7, negative pressure clamped away. `inv_rho0` = 1 / rest density.
+// Tait equation, negative pressure clamped away. `inv_rho0` = 1 / rest density. The power x^γ
+// is written out as multiplications (a pow() would cost the force loop, which calls this per
+// neighbour); the assertion keeps it tied to the one γ of src/physics.rs.
+const_assert TAIT_GAMMA == 7.0;
 fn tait_pressure(rho: f32, inv_rho0: f32) -> f32 {
     let x = max(rho, params.rest_density) * inv_rho0;
     let x2 = x * x;

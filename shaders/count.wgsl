@@ -3,6 +3,8 @@
 // 16 B and writes 8 B per particle, coalesced; the atomics are the cost in dense cells.
 // With DIAGNOSTICS the largest occupancy and the overflows over capacity are reduced per
 // workgroup first, so only one global atomic per workgroup touches the diagnostics words.
+//
+// #import common
 
 @group(0) @binding(4) var<storage, read> pos_mass: array<vec4<f32>>;
 @group(0) @binding(5) var<storage, read_write> counts: array<atomic<u32>>;

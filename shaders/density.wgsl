@@ -1,6 +1,9 @@
 // sph.density: rho_i = sum_j |w_j| W(|x_i - x_j|) over the neighbour loop (docs/PHYSICS.md).
 // Reads one vec4 (position, mass) per candidate; most of the cost is rejected candidates.
 // Boundary particles (w < 0) keep rho0 and are skipped.
+//
+// #import common
+// #import neighbours
 
 @group(0) @binding(4) var<storage, read> pos_mass: array<vec4<f32>>;
 @group(0) @binding(5) var<storage, read_write> vel_rho: array<vec4<f32>>;

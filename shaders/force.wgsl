@@ -2,6 +2,9 @@
 // sph.wall_pressure gave them),
 // Monaghan artificial viscosity and gravity into an acceleration (docs/PHYSICS.md).
 // Reads two vec4 per candidate (position+mass, velocity+density).
+//
+// #import common
+// #import neighbours
 
 @group(0) @binding(4) var<storage, read> pos_mass: array<vec4<f32>>;
 @group(0) @binding(5) var<storage, read> vel_rho: array<vec4<f32>>;

@@ -1,6 +1,8 @@
 // sph.integrate: symplectic Euler for fluid particles, then the guards: a non-finite result is
 // discarded (position kept, velocity zeroed) and counted; a position past a domain face is
 // clamped onto it, the velocity component zeroed, and counted. Streams 48 B per particle.
+//
+// #import common
 
 @group(0) @binding(4) var<storage, read_write> pos_mass: array<vec4<f32>>;
 @group(0) @binding(5) var<storage, read_write> vel_rho: array<vec4<f32>>;

@@ -1,5 +1,7 @@
 // render.box: the twelve edges of the fluid domain as a line list, generated from the vertex
-// index (no vertex buffer). render_common.wgsl (the uniform block) is prepended.
+// index (no vertex buffer).
+//
+// #import render_common
 
 // Corner k of the box has bit 0 → x, bit 1 → y, bit 2 → z (0 = min, 1 = max). Each pair is
 // one edge.

@@ -1,6 +1,9 @@
 // Test instrument, not part of the step: runs the same neighbour loop as sph.density and
 // sph.force and records, per particle, how many candidates lie within h and checksums of their
 // ids, so tests can compare the grid's neighbour sets with the all-pairs oracle.
+//
+// #import common
+// #import neighbours
 
 @group(0) @binding(4) var<storage, read> pos_mass: array<vec4<f32>>;
 @group(0) @binding(5) var<storage, read> ids: array<u32>;

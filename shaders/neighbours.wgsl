@@ -1,6 +1,8 @@
 // The neighbour loop, shared by sph.density, sph.force and the neighbour probe. Each of them
 // defines `struct Acc` (what it accumulates, plus the particle's own data) and
 // `fn visit(acc: ptr<function, Acc>, j: u32)`; WGSL resolves those names at module scope.
+//
+// #import common
 
 @group(0) @binding(2) var<storage, read> cell_start: array<u32>;
 @group(0) @binding(3) var<storage, read> sorted: array<u32>;

@@ -1,5 +1,5 @@
 // Shared by the render shaders (sprites.wgsl, lines.wgsl): the per-frame uniform block.
-// src/render/mod.rs prepends this file to each of them.
+// They import it (src/wgsl.rs composes).
 
 // Kept in sync with `FrameUniforms` in src/render/uniforms.rs; tests/app.rs checks the size and
 // every member offset against what naga reports for this struct.

@@ -2,6 +2,8 @@
 // dst[k] = src[sorted[k]]. Writes are coalesced; reads are scattered but each one pulls whole
 // 16-byte vectors, and `sorted[k]` is read once for all buffers. After it, slot k holds the k-th
 // particle in cell order and the neighbour loops read cell ranges directly.
+//
+// #import common
 
 @group(0) @binding(3) var<storage, read> sorted: array<u32>;
 @group(0) @binding(4) var<storage, read> src_pos_mass: array<vec4<f32>>;

@@ -1,6 +1,8 @@
 // grid.scatter: each particle writes its own slot index at cell_start[cell] + rank, the place
 // grid.count reserved for it. No atomics; `sorted` then lists every cell's particles in its
 // slot range. Reads are coalesced, writes scattered (4 B each).
+//
+// #import common
 
 @group(0) @binding(2) var<storage, read> cell_start: array<u32>;
 @group(0) @binding(3) var<storage, read_write> sorted: array<u32>;

@@ -1,9 +1,9 @@
 // render.sprites: every particle drawn as a sphere impostor, straight from the simulation's
 // particle buffers (bound as per-instance vertex buffers: no copy through the CPU).
 //
-// render_common.wgsl (the uniform block) is prepended.
+// #import constants
+// #import render_common
 
-const TAIT_GAMMA: f32 = 7.0;
 const BOUNDARY_COLOR: vec3<f32> = vec3<f32>(0.23, 0.23, 0.25);
 
 struct SpriteOut {

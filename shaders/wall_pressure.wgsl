@@ -5,6 +5,9 @@
 // so sph.force treats fluid and wall neighbours alike. Runs between sph.density and sph.force
 // over the same neighbour loop; fluid particles are skipped, wall particles without fluid
 // around them get rho0 (p_b = 0).
+//
+// #import common
+// #import neighbours
 
 @group(0) @binding(4) var<storage, read> pos_mass: array<vec4<f32>>;
 @group(0) @binding(5) var<storage, read_write> vel_rho: array<vec4<f32>>;

@@ -3,10 +3,11 @@
 //! particle-steps per second (fluid particles × steps / GPU seconds).
 
 use crate::gpu::Gpu;
-use crate::scene::{Aabb, Scene};
 use crate::scene::setup;
+use crate::scene::{Aabb, Scene};
 use crate::sim::layout::CellOrder;
 use crate::sim::profiler::{PASSES, Profile};
+use crate::sim::shader;
 use crate::sim::{Sim, SimOptions};
 use std::io::Write;
 use std::time::Instant;
@@ -29,7 +30,7 @@ pub fn parse_count(s: &str) -> Result<u64, String> {
     Ok((v * mul).round() as u64)
 }
 
-/// The benchmark case for about `n` fluid particles: DESIGN.md's 1M (2×2×2 block in a
+/// The benchmark case for about `n` fluid particles: docs/DESIGN.md's 1M (2×2×2 block in a
 /// 6×3×2.2 box) and 4M (4×2×4 block in 8×3×4.2) cases, exactly; other counts scale the 1M
 /// geometry (below 4M) or widen the 4M one (above).
 pub fn bench_scene(n: u64) -> Scene {
@@ -55,60 +56,25 @@ pub fn bench_scene(n: u64) -> Scene {
 /// the neighbour loops, whose reads are served mostly by caches.
 pub fn pass_bytes(pass: &str, fluid: u64, boundary: u64, cells: u64) -> Option<u64> {
     let n = fluid + boundary;
-    Some(match pass {
+    let bytes = [
         // read pos_mass, write cell_of and rank (the counter atomics not counted)
-        "grid.count" => n * (16 + 4 + 4),
+        (shader::COUNT, n * (16 + 4 + 4)),
         // level 0 dominates: reduce reads the counts, down reads them again and writes cell_start
-        "grid.scan" => cells * 12,
+        (shader::SCAN, cells * 12),
         // read cell_of, rank and cell_start[cell], write sorted
-        "grid.scatter" => n * 16,
+        (shader::SCATTER, n * 16),
         // read sorted, gather pos_mass, vel_rho, id, write them
-        "reorder" => n * (4 + 2 * (16 + 16 + 4)),
+        (shader::REORDER, n * (4 + 2 * (16 + 16 + 4))),
         // fluid: read pos_mass, vel_rho, acc, write pos_mass, vel_rho; boundary: read pos_mass
-        "sph.integrate" => fluid * 80 + boundary * 16,
-        _ => return None,
-    })
+        (shader::INTEGRATE, fluid * 80 + boundary * 16),
+    ];
+    bytes.iter().find(|(src, _)| src.label == pass).map(|p| p.1)
 }
 
-/// Measured bandwidth of a plain vec4 copy kernel (read + write bytes per second).
-pub fn copy_bandwidth(gpu: &Gpu) -> Option<f64> {
-    use crate::sim::shader::{self, Slot::*};
-    use wgpu::util::DeviceExt;
-    if !gpu.has_timestamps() {
-        return None;
-    }
-    let d = &gpu.device;
-    // 256 MiB per buffer, or what a binding allows
-    let bytes = (256u64 << 20).min(gpu.max_binding_bytes());
-    let n = (bytes / 16) as u32;
-    let src = shader::storage(d, "baseline.copy.src", bytes);
-    let dst = shader::storage(d, "baseline.copy.dst", bytes);
-    let params = d.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("baseline.copy.params"),
-        contents: bytemuck::cast_slice(&[n, 0, 0, 0]),
-        usage: wgpu::BufferUsages::UNIFORM,
-    });
-    let layout = shader::layout(d, "baseline.copy", &[(0, Uniform), (1, Read), (2, ReadWrite)]);
-    let module = shader::module(d, &shader::COPY, false);
-    let pipeline = shader::pipeline(d, "baseline.copy", &layout, &module, "main", &[("WG_SIZE", 256.0)]);
-    let bg = shader::bind(d, "baseline.copy", &layout, &[(0, &params), (1, &src), (2, &dst)]);
-    let reps = 20u32;
-    let mut prof = crate::sim::profiler::Profiler::new(d, &gpu.queue, reps);
-    let mut enc = d.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("baseline.copy") });
-    for r in 0..reps {
-        let w = prof.writes("baseline.copy", r as u64);
-        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("baseline.copy"), timestamp_writes: w });
-        pass.set_pipeline(&pipeline);
-        pass.set_bind_group(0, &bg, &[]);
-        shader::dispatch(&mut pass, n.div_ceil(256), gpu.limits.max_compute_workgroups_per_dimension);
-    }
-    prof.resolve(&mut enc);
-    gpu.queue.submit([enc.finish()]);
-    let p = prof.read(d, &gpu.queue);
-    // the first repetitions warm up: take the best
-    let best = p.min_ns.get("baseline.copy").copied()?;
-    Some(2.0 * bytes as f64 / (best * 1e-9))
-}
+/// The streaming passes, whose bandwidth the benchmark reports.
+pub const STREAMING: [shader::ShaderSource; 5] = [shader::COUNT, shader::SCAN, shader::SCATTER, shader::REORDER, shader::INTEGRATE];
+
+pub use crate::sim::instruments::copy_bandwidth;
 
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct BenchResult {
@@ -244,7 +210,7 @@ pub fn bandwidth_table(results: &[BenchResult], copy: Option<f64>) -> String {
         Some(bw) => s.push_str(&format!("copy kernel: {:.0} GB/s (read + write); streaming passes in GB/s and % of it:\n", bw * 1e-9)),
         None => return "streaming-pass bandwidth: n/a (no timestamp queries)\n".into(),
     }
-    let passes = ["grid.count", "grid.scan", "grid.scatter", "reorder", "sph.integrate"];
+    let passes = STREAMING.map(|s| s.label);
     s.push_str(&format!("{:<36}", "variant"));
     for p in passes {
         s.push_str(&format!(" {:>16}", p));
@@ -256,7 +222,7 @@ pub fn bandwidth_table(results: &[BenchResult], copy: Option<f64>) -> String {
         for p in passes {
             let ms = r.pass_ms.iter().find(|(l, _)| l == p).map(|x| x.1).unwrap_or(0.0);
             let mut bytes = pass_bytes(p, r.fluid_particles as u64, r.boundary_particles as u64, r.cells as u64).unwrap_or(0) as f64;
-            if p == "reorder" {
+            if p == shader::REORDER.label {
                 // pass_ms is averaged over all steps; the reorder ran on one step in `interval`
                 bytes /= r.reorder_interval.max(1) as f64;
             }
@@ -312,9 +278,9 @@ pub fn all_pairs(gpu: &Gpu, scene: &Scene, options: SimOptions, repeats: u32) ->
     anyhow::ensure!(gpu.has_timestamps(), "the all-pairs comparison needs timestamp queries");
     let state = setup::build(scene);
     let sim = Sim::new(gpu, &state, options.clone())?;
-    let (_, ms) = sim.all_pairs_density(repeats);
+    let (_, ms) = sim.all_pairs_density(repeats)?;
     let grid = run(gpu, scene, options, &BenchConfig { warmup: 5, steps: 20, batch: 10 }, "grid", |_, _| {})?;
-    let density = grid.pass_ms.iter().find(|(l, _)| l == "sph.density").map(|p| p.1).unwrap_or(f64::NAN);
+    let density = grid.pass_ms.iter().find(|(l, _)| *l == shader::DENSITY.label).map(|p| p.1).unwrap_or(f64::NAN);
     Ok(AllPairsResult {
         particles: state.n_particles(),
         all_pairs_density_ms: ms.unwrap_or(f64::NAN),

@@ -11,11 +11,11 @@
 //! - `run.json`: what ran (scene, resolution, dt, speed of sound, adapter, timing).
 
 use crate::gpu::Gpu;
+use crate::probes::{self as probe, ProbeRow, ProbeSetup, Profile, ProfileBin};
 use crate::scene::Scene;
 use crate::scene::setup;
 use crate::sim::InitialState;
 use crate::sim::Sim;
-use crate::probes::{self as probe, ProbeRow, ProbeSetup, Profile, ProfileBin};
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
 use std::io::{IsTerminal, Write};

@@ -15,3 +15,4 @@ pub mod scene;
 pub mod sim;
 pub mod ui;
 pub mod validation;
+pub mod wgsl;

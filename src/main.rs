@@ -47,18 +47,18 @@ struct BenchArgs {
     /// Reorder intervals to run, comma separated (0 = never). Default: the scene's.
     #[arg(long, value_delimiter = ',')]
     reorder: Vec<u32>,
-    /// Cell orders to run: morton, linear. Default: the scene's.
+    /// Cell orders to run. Default: the scene's.
     #[arg(long, value_delimiter = ',')]
-    order: Vec<String>,
+    order: Vec<CellOrder>,
     /// Cell sizes (multiples of h) to run. Default: the scene's.
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', value_parser = cell_size)]
     cell_size: Vec<f32>,
-    /// Grid diagnostics compiled in: on, off. Default: the scene's.
+    /// Grid diagnostics compiled in. Default: the scene's.
     #[arg(long, value_delimiter = ',')]
-    diagnostics: Vec<String>,
-    /// wgpu's runtime bounds checks in the shaders: on, off.
+    diagnostics: Vec<Switch>,
+    /// wgpu's runtime bounds checks in the shaders.
     #[arg(long, value_delimiter = ',', default_value = "off")]
-    checks: Vec<String>,
+    checks: Vec<Switch>,
     /// Workgroup sizes to run. Default: 256.
     #[arg(long, value_delimiter = ',')]
     workgroup: Vec<u32>,
@@ -69,6 +69,26 @@ struct BenchArgs {
     /// Print the results as JSON on stdout instead of a table.
     #[arg(long)]
     json: bool,
+}
+
+/// A variant that is either compiled in or not.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Switch {
+    On,
+    Off,
+}
+
+impl From<bool> for Switch {
+    fn from(on: bool) -> Self {
+        if on { Switch::On } else { Switch::Off }
+    }
+}
+
+/// A cell size within the scene's allowed range.
+fn cell_size(s: &str) -> Result<f32, String> {
+    let v: f32 = s.parse().map_err(|e| format!("`{s}`: {e}"))?;
+    let limit = rillet::scene::limits::CELL_SIZE;
+    if limit.contains(v) { Ok(v) } else { Err(format!("{v} is out of range: allowed {}", limit.allowed())) }
 }
 
 fn main() -> ExitCode {
@@ -106,33 +126,22 @@ fn run_bench(a: BenchArgs) -> anyhow::Result<()> {
         let scene = bench::bench_scene(n);
         // unset variant lists take the scene's (= the defaults') value
         let d = rillet::scene::setup::sim_options(&scene);
-        let pick = |v: &Vec<String>, dflt: &str| if v.is_empty() { vec![dflt.to_string()] } else { v.clone() };
-        let reorders = if a.reorder.is_empty() { vec![d.reorder_interval] } else { a.reorder.clone() };
-        let orders = pick(&a.order, if d.order == CellOrder::Morton { "morton" } else { "linear" });
-        let cell_sizes = if a.cell_size.is_empty() { vec![d.cell_size] } else { a.cell_size.clone() };
-        let diags = pick(&a.diagnostics, if d.diagnostics { "on" } else { "off" });
-        let workgroups = if a.workgroup.is_empty() { vec![d.workgroup_size] } else { a.workgroup.clone() };
+        fn or<T: Clone>(v: &[T], default: T) -> Vec<T> {
+            if v.is_empty() { vec![default] } else { v.to_vec() }
+        }
+        let reorders = or(&a.reorder, d.reorder_interval);
+        let orders = or(&a.order, d.order);
+        let cell_sizes = or(&a.cell_size, d.cell_size);
+        let diags = or(&a.diagnostics, Switch::from(d.diagnostics));
+        let workgroups = or(&a.workgroup, d.workgroup_size);
         for &reorder_interval in &reorders {
-            for order in &orders {
-                let order = match order.as_str() {
-                    "morton" => CellOrder::Morton,
-                    "linear" => CellOrder::Linear,
-                    o => anyhow::bail!("--order: `{o}` is not a cell order (morton, linear)"),
-                };
+            for &order in &orders {
                 for &cell_size in &cell_sizes {
-                    for diag in &diags {
-                        let diagnostics = match diag.as_str() {
-                            "on" => true,
-                            "off" => false,
-                            d => anyhow::bail!("--diagnostics: `{d}` is not on or off"),
-                        };
+                    for &diag in &diags {
+                        let diagnostics = diag == Switch::On;
                         for &workgroup_size in &workgroups {
-                            for checks in &a.checks {
-                                let shader_checks = match checks.as_str() {
-                                    "on" => true,
-                                    "off" => false,
-                                    c => anyhow::bail!("--checks: `{c}` is not on or off"),
-                                };
+                            for &checks in &a.checks {
+                                let shader_checks = checks == Switch::On;
                                 let options = SimOptions {
                                     cell_size,
                                     reorder_interval,
@@ -152,7 +161,7 @@ fn run_bench(a: BenchArgs) -> anyhow::Result<()> {
             }
         }
     }
-    let copy = bench::copy_bandwidth(&gpu);
+    let copy = bench::copy_bandwidth(&gpu)?;
     let mut baselines = Vec::new();
     for count in &a.all_pairs {
         let n = bench::parse_count(count).map_err(anyhow::Error::msg)?;

@@ -48,7 +48,11 @@ impl ProbeSetup {
     pub fn elastic_energy_per_mass(&self, rho: f64) -> f64 {
         let x = rho / self.rest_density;
         let g = crate::physics::TAIT_GAMMA as f64;
-        if x <= 1.0 { 0.0 } else { self.stiffness / self.rest_density * (x.powi(crate::physics::TAIT_GAMMA - 1) / (g - 1.0) + 1.0 / x - g / (g - 1.0)) }
+        if x <= 1.0 {
+            0.0
+        } else {
+            self.stiffness / self.rest_density * (x.powi(crate::physics::TAIT_GAMMA - 1) / (g - 1.0) + 1.0 / x - g / (g - 1.0))
+        }
     }
 
     /// Volume one fluid particle stands for on the initial lattice: s³.

@@ -178,7 +178,7 @@ fn neighbour_loop_visits_exactly_the_all_pairs_set() {
             for reorder in [false, true] {
                 let mut s = sim(&state2, options(cell_size, order));
                 s.build_grid(reorder);
-                let got = s.probe_neighbours();
+                let got = s.probe_neighbours().expect("the neighbour probe binds");
                 let mut checked = 0;
                 for i in 0..positions.len() {
                     if borderline[i] {

@@ -208,7 +208,7 @@ fn live_option_changes_keep_particles_and_physics() {
 fn all_pairs_baseline_density_matches_the_cpu_twin() {
     let state = build(&small_drop());
     let s = sim(&state, options(1));
-    let (density, _ms) = s.all_pairs_density(1);
+    let (density, _ms) = s.all_pairs_density(1).expect("the all-pairs pass binds");
     let mut cpu = RefSim::new(&state);
     let nb = cpu.neighbours();
     cpu.compute_density(&nb);

@@ -1,17 +1,25 @@
-//! Every shader parses and validates with naga (a typo fails `cargo test`, not a user's first
-//! frame), and the Rust and WGSL layouts of the shared structs agree.
+//! Every shader composes from its imports and validates with naga (a typo fails `cargo test`,
+//! not a user's first frame), every pass binds its buffers by name, and the Rust and WGSL
+//! layouts of the shared structs agree.
+
+mod common;
 
 use rillet::sim::params::{Diagnostics, SimParams};
-use rillet::sim::shader::{self, ALL};
+use rillet::sim::shader::{self, ALL, KernelConfig, KernelError};
+use rillet::sim::{Sim, SimOptions};
+use rillet::wgsl;
 use std::mem::{offset_of, size_of};
 
-fn parse(src: &shader::ShaderSource) -> naga::Module {
-    let text = src.assemble();
-    let module = naga::front::wgsl::parse_str(&text).unwrap_or_else(|e| panic!("{}: {}", src.label, e.emit_to_string(&text)));
+fn parse_text(label: &str, text: &str) -> naga::Module {
+    let module = naga::front::wgsl::parse_str(text).unwrap_or_else(|e| panic!("{label}: {}", e.emit_to_string(text)));
     naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all())
         .validate(&module)
-        .unwrap_or_else(|e| panic!("{}: {}", src.label, e.emit_to_string(&text)));
+        .unwrap_or_else(|e| panic!("{label}: {}", e.emit_to_string(text)));
     module
+}
+
+fn parse(src: &shader::ShaderSource) -> naga::Module {
+    parse_text(src.label, &src.compose().unwrap_or_else(|e| panic!("{}: {e}", src.label)))
 }
 
 #[test]
@@ -19,6 +27,77 @@ fn every_shader_validates() {
     for src in &ALL {
         let m = parse(src);
         assert!(!m.entry_points.is_empty(), "{} has no entry point", src.label);
+    }
+}
+
+/// Every file in shaders/ is known to the composer, and every shader composed with its imports
+/// validates (the render shaders too), and every other file is imported by one.
+#[test]
+fn every_file_in_shaders_composes_and_validates() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");
+    let mut on_disk: Vec<String> =
+        std::fs::read_dir(&dir).unwrap().filter_map(|e| e.ok()?.path().file_stem().map(|s| s.to_string_lossy().into_owned())).collect();
+    on_disk.sort();
+    let known: Vec<&str> = wgsl::FILES.iter().map(|f| f.0).collect();
+    assert_eq!(on_disk, known, "shaders/ and wgsl::FILES list the same files");
+    // files with entry points validate on their own; the pieces they import (e.g. neighbours.wgsl,
+    // which calls the `visit` of the pass importing it) validate inside those
+    let mut imported = std::collections::BTreeSet::new();
+    for (name, text) in wgsl::FILES {
+        if ["@compute", "@vertex", "@fragment"].iter().any(|a| text.contains(a)) {
+            parse_text(name, &wgsl::compose(name).unwrap());
+            imported.extend(wgsl::imports(text));
+        }
+    }
+    for (name, text) in wgsl::FILES {
+        let entry = ["@compute", "@vertex", "@fragment"].iter().any(|a| text.contains(a));
+        assert!(entry || imported.contains(name), "shaders/{name}.wgsl has no entry point and no shader imports it");
+    }
+}
+
+/// Every pass of the step and every instrument binds each of its buffers by WGSL name: a Sim
+/// is created (every bind group of the step, with and without diagnostics, both orders) and
+/// the instruments run.
+#[test]
+fn every_pass_binds_its_buffers_by_name() {
+    let state = common::build(&common::small_drop());
+    for (diagnostics, order) in [(true, rillet::sim::layout::CellOrder::Linear), (false, rillet::sim::layout::CellOrder::Morton)] {
+        let options = SimOptions { diagnostics, order, ..SimOptions::default() };
+        let mut sim = Sim::new(common::gpu(), &state, options).unwrap_or_else(|e| panic!("{e}"));
+        sim.build_grid(false);
+        sim.probe_neighbours().unwrap();
+        sim.all_pairs_density(1).unwrap();
+    }
+    rillet::sim::instruments::copy_bandwidth(common::gpu()).unwrap();
+}
+
+/// A wrong name fails when the bind group is created, on a real device, and says which.
+#[test]
+fn a_wrong_binding_name_fails_at_creation() {
+    let gpu = common::gpu();
+    let d = &gpu.device;
+    let kernel = shader::Kernel::new(d, &shader::INTEGRATE, KernelConfig { wg_size: 64, checks: false }, &[&[]]).unwrap();
+    assert_eq!(kernel.binding_names().collect::<Vec<_>>(), ["params", "pos_mass", "vel_rho", "acc_in", "diag"]);
+    let buf = |size| shader::storage(d, "test", size);
+    let (p, a, b, c, diag) = (
+        d.create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size: size_of::<SimParams>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM,
+            mapped_at_creation: false,
+        }),
+        buf(64),
+        buf(64),
+        buf(64),
+        buf(16),
+    );
+    let good = [("params", &p), ("pos_mass", &a), ("vel_rho", &b), ("acc_in", &c), ("diag", &diag)];
+    kernel.bind(d, &good).expect("the right names bind");
+    let mut wrong = good;
+    wrong[3].0 = "acc_out"; // force.wgsl's name for the same buffer
+    match kernel.bind(d, &wrong) {
+        Err(KernelError::UnknownName { name, .. }) => assert_eq!(name, "acc_out"),
+        other => panic!("expected UnknownName, got {other:?}"),
     }
 }
 
@@ -57,7 +136,7 @@ fn diagnostics_words_match_the_wgsl_array() {
     // count.wgsl and integrate.wgsl bind `diag` as array<atomic<u32>, 4>
     assert_eq!(size_of::<Diagnostics>(), 16);
     for src in [shader::COUNT, shader::INTEGRATE] {
-        let text = src.assemble();
+        let text = src.compose().unwrap();
         assert!(text.contains("var<storage, read_write> diag: array<atomic<u32>, 4>"), "{}", src.label);
     }
     assert_eq!(offset_of!(Diagnostics, max_per_cell), 0);

@@ -13,23 +13,19 @@ use crate::sim::params::SimParams;
 use colormap::Colormap;
 use uniforms::{COLORMAP_LEN, FrameUniforms};
 
-pub const RENDER_COMMON: &str = include_str!("../../shaders/render_common.wgsl");
-pub const SPRITES: &str = include_str!("../../shaders/sprites.wgsl");
-pub const LINES: &str = include_str!("../../shaders/lines.wgsl");
-
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
 /// Background of the 3D view (sRGB).
 pub const BACKGROUND: [u8; 3] = [14, 17, 24];
 
-/// sprites.wgsl with the shared uniform block prepended.
+/// sprites.wgsl with its imports (the uniform block, the model's constants).
 pub fn sprites_source() -> String {
-    format!("{RENDER_COMMON}\n{SPRITES}")
+    crate::wgsl::compose("sprites").expect("shaders/sprites.wgsl composes (tests/shaders.rs checks every file)")
 }
 
-/// lines.wgsl with the shared uniform block prepended.
+/// lines.wgsl with its imports (the uniform block).
 pub fn lines_source() -> String {
-    format!("{RENDER_COMMON}\n{LINES}")
+    crate::wgsl::compose("lines").expect("shaders/lines.wgsl composes (tests/shaders.rs checks every file)")
 }
 
 /// What the particle colour shows.

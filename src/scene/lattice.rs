@@ -27,4 +27,3 @@ pub fn wall_box(scene: &Scene) -> (Vec3, Vec3, f32) {
     let t = scene.walls.layers as f32 * s;
     (Vec3::from(scene.domain.min) - Vec3::splat(t), Vec3::from(scene.domain.max) + Vec3::splat(t), t)
 }
-

@@ -288,4 +288,3 @@ mod tests {
         assert_eq!(bench.physics.pressure, Pressure::Stiffness(50000.0));
     }
 }
-

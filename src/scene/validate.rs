@@ -1,10 +1,10 @@
 //! Checks a parsed scene against the allowed ranges ([`super::limits`]) and its geometry
 //! (blocks inside the domain, no overlap, particle count), with errors that name the field.
 
+use super::SceneError;
 use super::lattice::{count_particles, lattice_count};
 use super::limits::{self, Limit};
 use super::schema::{Aabb, Pressure, Scene};
-use super::SceneError;
 
 /// Hard cap on the particle count of a scene (fluid + boundary); device limits are checked
 /// where the simulation is created.

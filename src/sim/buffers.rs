@@ -43,13 +43,13 @@ pub struct CellBuffers {
 }
 
 impl CellBuffers {
-    pub fn new(device: &wgpu::Device, scan: &ScanPass, layout: GridLayout) -> Self {
+    pub fn new(device: &wgpu::Device, scan: &ScanPass, layout: GridLayout) -> Result<Self, super::shader::KernelError> {
         let n = layout.num_cells;
         let lut = shader::storage_init(device, "grid.cell_lut", bytemuck::cast_slice(&layout.lut), wgpu::BufferUsages::empty());
         let counts = shader::storage(device, "grid.counts", n as u64 * 4);
         let cell_start = shader::storage(device, "grid.cell_start", (n as u64 + 1) * 4);
-        let scan = scan.levels(device, &counts, &cell_start, n);
-        Self { layout, lut, counts, cell_start, scan }
+        let scan = scan.levels(device, &counts, &cell_start, n)?;
+        Ok(Self { layout, lut, counts, cell_start, scan })
     }
 }
 

@@ -1,11 +1,9 @@
 //! sph.force — pressure, viscosity, boundary and gravity into an acceleration
 //! (`shaders/force.wgsl` + `shaders/neighbours.wgsl`).
 
-use super::shader::{self, Kernel, KernelConfig, Slot::*};
+use super::shader::{self, Kernel, KernelConfig, KernelError};
 
-/// Bindings, in `bind` order: params, cell_lut, cell_start, sorted, pos_mass, vel_rho, acc.
 /// Variants: [`super::DIRECT`] (after a reorder) and [`super::THROUGH_SORTED`].
-pub fn new(device: &wgpu::Device, cfg: KernelConfig, rows: bool) -> Kernel {
-    let slots = [(0, Uniform), (1, Read), (2, Read), (3, Read), (4, Read), (5, Read), (6, ReadWrite)];
-    shader::neighbour_kernel(device, &shader::FORCE, &slots, cfg, rows)
+pub fn new(device: &wgpu::Device, cfg: KernelConfig, rows: bool) -> Result<Kernel, KernelError> {
+    shader::neighbour_kernel(device, &shader::FORCE, cfg, rows)
 }

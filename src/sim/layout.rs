@@ -10,7 +10,8 @@
 use glam::{IVec3, UVec3, Vec3};
 
 /// Order in which cells (and, after a reorder, particles) are laid out in memory.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, clap::ValueEnum)]
+#[value(rename_all = "lower")]
 pub enum CellOrder {
     /// `x + y·gx + z·gx·gy`: neighbour rows along x are contiguous.
     Linear,

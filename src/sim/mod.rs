@@ -2,15 +2,14 @@
 //! the buffers, and [`Sim`], which records the passes of a step into the caller's encoder and
 //! never waits on the GPU inside a step.
 
-pub mod all_pairs;
 pub mod buffers;
 pub mod count;
 pub mod density;
 pub mod force;
+pub mod instruments;
 pub mod integrate;
 pub mod layout;
 pub mod params;
-pub mod probe;
 pub mod profiler;
 pub mod readback;
 pub mod reorder;
@@ -21,13 +20,14 @@ pub mod state;
 pub mod wall_pressure;
 
 use crate::gpu::Gpu;
-use buffers::{CellBuffers, ParticleSet, read_vec};
+use buffers::{CellBuffers, ParticleSet};
 use layout::{CellOrder, GridLayout, GridTooLarge};
 use params::{Diagnostics, SimParams};
-use profiler::{Profile, Profiler};
-use shader::Kernel;
+use profiler::{Profile, ProfileBatch, Profiler};
+use shader::{Kernel, KernelError};
 use wgpu::util::DeviceExt;
 
+pub use instruments::{GridSnapshot, Particles};
 pub use state::InitialState;
 
 /// Pipeline variant of the neighbour-loop passes: cell ranges are slots (the step reordered).
@@ -52,6 +52,13 @@ pub struct SimOptions {
     /// Compile the shaders with wgpu's runtime bounds checks (slower; off by default, see
     /// `shader::module`).
     pub shader_checks: bool,
+}
+
+impl SimOptions {
+    /// What every per-particle kernel is compiled with under these options.
+    pub fn kernel_config(&self) -> shader::KernelConfig {
+        shader::KernelConfig { wg_size: self.workgroup_size, checks: self.shader_checks }
+    }
 }
 
 impl Default for SimOptions {
@@ -82,6 +89,8 @@ pub enum SimError {
     WorkgroupSize(u32, u32),
     #[error("the device rejected a simulation shader or pipeline: {0}")]
     Pipeline(String),
+    #[error("a simulation pass could not be built: {0}")]
+    Kernel(#[from] KernelError),
 }
 
 /// The passes' pipelines for one set of options.
@@ -104,23 +113,23 @@ impl Kernels {
         let kernels = Self::new(device, o);
         match pollster::block_on(scope.pop()) {
             Some(e) => Err(SimError::Pipeline(e.to_string())),
-            None => Ok(kernels),
+            None => Ok(kernels?),
         }
     }
 
-    fn new(device: &wgpu::Device, o: &SimOptions) -> Self {
-        let cfg = shader::KernelConfig { wg_size: o.workgroup_size, checks: o.shader_checks };
+    fn new(device: &wgpu::Device, o: &SimOptions) -> Result<Self, KernelError> {
+        let cfg = o.kernel_config();
         let rows = o.order == CellOrder::Linear;
-        Self {
-            count: count::new(device, cfg, o.diagnostics),
-            scan: scan::ScanPass::new(device, o.shader_checks),
-            scatter: scatter::new(device, cfg),
-            reorder: reorder::new(device, cfg),
-            density: density::new(device, cfg, rows),
-            wall_pressure: wall_pressure::new(device, cfg, rows),
-            force: force::new(device, cfg, rows),
-            integrate: integrate::new(device, cfg),
-        }
+        Ok(Self {
+            count: count::new(device, cfg, o.diagnostics)?,
+            scan: scan::ScanPass::new(device, o.shader_checks)?,
+            scatter: scatter::new(device, cfg)?,
+            reorder: reorder::new(device, cfg)?,
+            density: density::new(device, cfg, rows)?,
+            wall_pressure: wall_pressure::new(device, cfg, rows)?,
+            force: force::new(device, cfg, rows)?,
+            integrate: integrate::new(device, cfg)?,
+        })
     }
 }
 
@@ -150,21 +159,73 @@ struct Fixed {
 }
 
 impl Binds {
-    fn new(d: &wgpu::Device, k: &Kernels, cells: &CellBuffers, f: &Fixed) -> Self {
+    /// Every pass names its buffers by their WGSL variable names; a name its shader does not
+    /// bind, or a binding left without a buffer, is an error here, at creation.
+    fn new(d: &wgpu::Device, k: &Kernels, cells: &CellBuffers, f: &Fixed) -> Result<Self, KernelError> {
         let p = &f.params;
-        let both = |make: &dyn Fn(&ParticleSet) -> wgpu::BindGroup| [make(&f.sets[0]), make(&f.sets[1])];
-        Binds {
-            count: both(&|s| k.count.bind(d, &[p, &cells.lut, &s.pos_mass, &cells.counts, &f.cell_of, &f.rank, &f.diag])),
-            scatter: k.scatter.bind(d, &[p, &cells.cell_start, &f.sorted, &f.cell_of, &f.rank]),
-            reorder: [0, 1].map(|i| {
-                let (src, dst) = (&f.sets[i], &f.sets[1 - i]);
-                k.reorder.bind(d, &[p, &f.sorted, &src.pos_mass, &src.vel_rho, &src.id, &dst.pos_mass, &dst.vel_rho, &dst.id])
-            }),
-            density: both(&|s| k.density.bind(d, &[p, &cells.lut, &cells.cell_start, &f.sorted, &s.pos_mass, &s.vel_rho])),
-            wall_pressure: both(&|s| k.wall_pressure.bind(d, &[p, &cells.lut, &cells.cell_start, &f.sorted, &s.pos_mass, &s.vel_rho])),
-            force: both(&|s| k.force.bind(d, &[p, &cells.lut, &cells.cell_start, &f.sorted, &s.pos_mass, &s.vel_rho, &f.acc])),
-            integrate: both(&|s| k.integrate.bind(d, &[p, &s.pos_mass, &s.vel_rho, &f.acc, &f.diag])),
+        let both = |make: &dyn Fn(&ParticleSet) -> Result<wgpu::BindGroup, KernelError>| -> Result<_, KernelError> {
+            Ok([make(&f.sets[0])?, make(&f.sets[1])?])
+        };
+        // the neighbour loop's grid: common.wgsl and neighbours.wgsl
+        let grid = [("params", p), ("cell_lut", &cells.lut), ("cell_start", &cells.cell_start), ("sorted", &f.sorted)];
+        fn with<'a>(grid: &[(&'a str, &'a wgpu::Buffer)], rest: &[(&'a str, &'a wgpu::Buffer)]) -> Vec<(&'a str, &'a wgpu::Buffer)> {
+            grid.iter().chain(rest).copied().collect()
         }
+        Ok(Binds {
+            count: both(&|s| {
+                k.count.bind(
+                    d,
+                    &[
+                        ("params", p),
+                        ("cell_lut", &cells.lut),
+                        ("pos_mass", &s.pos_mass),
+                        ("counts", &cells.counts),
+                        ("cell_of", &f.cell_of),
+                        ("rank", &f.rank),
+                        ("diag", &f.diag),
+                    ],
+                )
+            })?,
+            scatter: k.scatter.bind(
+                d,
+                &[("params", p), ("cell_start", &cells.cell_start), ("sorted", &f.sorted), ("cell_of", &f.cell_of), ("rank", &f.rank)],
+            )?,
+            reorder: [
+                Self::reorder(d, k, p, &f.sorted, &f.sets[0], &f.sets[1])?,
+                Self::reorder(d, k, p, &f.sorted, &f.sets[1], &f.sets[0])?,
+            ],
+            density: both(&|s| k.density.bind(d, &with(&grid, &[("pos_mass", &s.pos_mass), ("vel_rho", &s.vel_rho)])))?,
+            wall_pressure: both(&|s| k.wall_pressure.bind(d, &with(&grid, &[("pos_mass", &s.pos_mass), ("vel_rho", &s.vel_rho)])))?,
+            force: both(&|s| k.force.bind(d, &with(&grid, &[("pos_mass", &s.pos_mass), ("vel_rho", &s.vel_rho), ("acc_out", &f.acc)])))?,
+            integrate: both(&|s| {
+                k.integrate
+                    .bind(d, &[("params", p), ("pos_mass", &s.pos_mass), ("vel_rho", &s.vel_rho), ("acc_in", &f.acc), ("diag", &f.diag)])
+            })?,
+        })
+    }
+
+    /// The gather from `src` into `dst`.
+    fn reorder(
+        d: &wgpu::Device,
+        k: &Kernels,
+        params: &wgpu::Buffer,
+        sorted: &wgpu::Buffer,
+        src: &ParticleSet,
+        dst: &ParticleSet,
+    ) -> Result<wgpu::BindGroup, KernelError> {
+        k.reorder.bind(
+            d,
+            &[
+                ("params", params),
+                ("sorted", sorted),
+                ("src_pos_mass", &src.pos_mass),
+                ("src_vel_rho", &src.vel_rho),
+                ("src_id", &src.id),
+                ("dst_pos_mass", &dst.pos_mass),
+                ("dst_vel_rho", &dst.vel_rho),
+                ("dst_id", &dst.id),
+            ],
+        )
     }
 }
 
@@ -199,37 +260,6 @@ pub struct Sim {
     /// Did the last recorded step reorder? (then `sorted` no longer indexes the current set)
     last_reordered: bool,
     profiler: Option<Profiler>,
-}
-
-/// Particle state read back to the CPU, in slot order.
-#[derive(Clone, Debug)]
-pub struct Particles {
-    pub pos_mass: Vec<[f32; 4]>,
-    pub vel_rho: Vec<[f32; 4]>,
-    pub id: Vec<u32>,
-}
-
-impl Particles {
-    /// Positions, velocities and densities indexed by particle id.
-    pub fn by_id(&self) -> Particles {
-        let n = self.id.len();
-        let mut out = Particles { pos_mass: vec![[0.0; 4]; n], vel_rho: vec![[0.0; 4]; n], id: (0..n as u32).collect() };
-        for (slot, &id) in self.id.iter().enumerate() {
-            out.pos_mass[id as usize] = self.pos_mass[slot];
-            out.vel_rho[id as usize] = self.vel_rho[slot];
-        }
-        out
-    }
-}
-
-/// Grid arrays read back to the CPU.
-#[derive(Clone, Debug)]
-pub struct GridSnapshot {
-    pub counts: Vec<u32>,
-    pub cell_start: Vec<u32>,
-    pub cell_of: Vec<u32>,
-    pub rank: Vec<u32>,
-    pub sorted: Vec<u32>,
 }
 
 impl Sim {
@@ -269,7 +299,7 @@ impl Sim {
         });
         let per_particle = |label| shader::storage(device, label, n as u64 * 4);
         let kernels = Kernels::checked(device, &options)?;
-        let cells = CellBuffers::new(device, &kernels.scan, layout);
+        let cells = CellBuffers::new(device, &kernels.scan, layout)?;
         let fixed = Fixed {
             params: params_buf,
             sets,
@@ -279,7 +309,7 @@ impl Sim {
             rank: per_particle("grid.rank"),
             sorted: per_particle("grid.sorted"),
         };
-        let binds = Binds::new(device, &kernels, &cells, &fixed);
+        let binds = Binds::new(device, &kernels, &cells, &fixed)?;
         Ok(Self {
             device: device.clone(),
             queue: gpu.queue.clone(),
@@ -355,12 +385,12 @@ impl Sim {
         if let Some(layout) = layout {
             let h = self.params.h;
             apply_layout(&mut self.params, &layout, h);
-            self.cells = CellBuffers::new(&self.device, &self.kernels.scan, layout);
+            self.cells = CellBuffers::new(&self.device, &self.kernels.scan, layout)?;
         }
         self.params.capacity = options.capacity;
         self.queue.write_buffer(&self.fixed.params, 0, bytemuck::bytes_of(&self.params));
         self.options = options;
-        self.binds = Binds::new(&self.device, &self.kernels, &self.cells, &self.fixed);
+        self.binds = Binds::new(&self.device, &self.kernels, &self.cells, &self.fixed)?;
         Ok(())
     }
 
@@ -382,6 +412,29 @@ impl Sim {
         self.profiler.as_mut().map(|p| p.read(&device, &queue))
     }
 
+    /// Whether per-pass timestamps are being written.
+    pub fn is_profiling(&self) -> bool {
+        self.profiler.is_some()
+    }
+
+    /// Bytes a [`Sim::record_profile_copy`] may copy at most (0 without profiling).
+    pub fn profile_bytes(&self) -> u64 {
+        self.profiler.as_ref().map_or(0, |p| p.capacity_bytes())
+    }
+
+    /// Resolves the timestamps of the steps recorded since the last copy or reset into `dst`
+    /// at `offset`; the batch turns the ticks read back later into a profile.
+    pub fn record_profile_copy(&mut self, encoder: &mut wgpu::CommandEncoder, dst: &wgpu::Buffer, offset: u64) -> Option<ProfileBatch> {
+        self.profiler.as_mut()?.resolve_into(encoder, dst, offset)
+    }
+
+    /// Forgets the timestamps of the steps recorded since the last copy (frames not read back).
+    pub fn reset_profile(&mut self) {
+        if let Some(p) = &mut self.profiler {
+            p.reset();
+        }
+    }
+
     /// Records one step into `encoder`: grid build, reorder (on its steps), density, force,
     /// integrate. Waits on nothing.
     pub fn record_step(&mut self, encoder: &mut wgpu::CommandEncoder) {
@@ -394,10 +447,10 @@ impl Sim {
         let c = self.record_grid(encoder, step, reorder);
         let Self { kernels: k, binds: b, profiler: prof, .. } = self;
         let variant = if reorder { DIRECT } else { THROUGH_SORTED };
-        k.density.record(&mut begin(encoder, prof, "sph.density", step), &b.density[c], n, variant, md);
-        k.wall_pressure.record(&mut begin(encoder, prof, "sph.wall_pressure", step), &b.wall_pressure[c], n, variant, md);
-        k.force.record(&mut begin(encoder, prof, "sph.force", step), &b.force[c], n, variant, md);
-        k.integrate.record(&mut begin(encoder, prof, "sph.integrate", step), &b.integrate[c], n, 0, md);
+        k.density.record(&mut begin(encoder, prof, k.density.label, step), &b.density[c], n, variant, md);
+        k.wall_pressure.record(&mut begin(encoder, prof, k.wall_pressure.label, step), &b.wall_pressure[c], n, variant, md);
+        k.force.record(&mut begin(encoder, prof, k.force.label, step), &b.force[c], n, variant, md);
+        k.integrate.record(&mut begin(encoder, prof, k.integrate.label, step), &b.integrate[c], n, 0, md);
         encoder.pop_debug_group();
 
         self.cur = c;
@@ -423,103 +476,6 @@ impl Sim {
         self.queue.submit([enc.finish()]);
     }
 
-    // ----- blocking readback: tests, tools, benchmark -----
-
-    pub fn read_particles(&self) -> Particles {
-        let n = self.params.n_particles as usize;
-        let set = &self.fixed.sets[self.cur];
-        Particles {
-            pos_mass: read_vec(&self.device, &self.queue, &set.pos_mass, n),
-            vel_rho: read_vec(&self.device, &self.queue, &set.vel_rho, n),
-            id: read_vec(&self.device, &self.queue, &set.id, n),
-        }
-    }
-
-    /// Grid arrays of the last step's grid build. `cell_of`, `rank` and `sorted` refer to the
-    /// slots of the set the build read (before that step's reorder, if it had one).
-    pub fn read_grid(&self) -> GridSnapshot {
-        let (d, q) = (&self.device, &self.queue);
-        let n = self.params.n_particles as usize;
-        let cells = self.cells.layout.num_cells as usize;
-        GridSnapshot {
-            counts: read_vec(d, q, &self.cells.counts, cells),
-            cell_start: read_vec(d, q, &self.cells.cell_start, cells + 1),
-            cell_of: read_vec(d, q, &self.fixed.cell_of, n),
-            rank: read_vec(d, q, &self.fixed.rank, n),
-            sorted: read_vec(d, q, &self.fixed.sorted, n),
-        }
-    }
-
-    pub fn read_diagnostics(&self) -> Diagnostics {
-        read_vec::<Diagnostics>(&self.device, &self.queue, &self.fixed.diag, 1)[0]
-    }
-
-    /// Whether the last step reordered (then `read_grid().sorted` indexes the other set).
-    pub fn last_step_reordered(&self) -> bool {
-        self.last_reordered
-    }
-
-    /// Runs the neighbour probe (same loop as density/force) on the current grid and state and
-    /// returns, per particle id, [count, Σid, Σid², xor of hashed ids] of its neighbours within h.
-    /// Test instrument; requires the grid of the current positions: after `build_grid(false)`
-    /// read through `sorted`, after `build_grid(true)` read directly.
-    pub fn probe_neighbours(&self) -> Vec<[u32; 4]> {
-        let through_sorted = !self.last_reordered;
-        let d = &self.device;
-        let n = self.params.n_particles;
-        let cfg = shader::KernelConfig { wg_size: self.options.workgroup_size, checks: self.options.shader_checks };
-        let kernel = probe::new(d, cfg, self.options.order == CellOrder::Linear);
-        let out = shader::storage(d, "test.probe", n as u64 * 16);
-        let set = &self.fixed.sets[self.cur];
-        let bg = kernel
-            .bind(d, &[&self.fixed.params, &self.cells.lut, &self.cells.cell_start, &self.fixed.sorted, &set.pos_mass, &set.id, &out]);
-        let mut enc = d.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("test.probe") });
-        {
-            let mut pass =
-                enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("test.neighbour_probe"), timestamp_writes: None });
-            kernel.record(&mut pass, &bg, n, if through_sorted { THROUGH_SORTED } else { DIRECT }, self.max_dim);
-        }
-        self.queue.submit([enc.finish()]);
-        read_vec(d, &self.queue, &out, n as usize)
-    }
-
-    /// Runs the all-pairs density baseline (no grid) `repeats` times on the current state and
-    /// returns the densities by slot and the mean GPU milliseconds per run (None without
-    /// timestamp queries). Blocking: benchmark and tests only.
-    pub fn all_pairs_density(&self, repeats: u32) -> (Vec<f32>, Option<f64>) {
-        let d = &self.device;
-        let n = self.params.n_particles;
-        let cfg = shader::KernelConfig { wg_size: self.options.workgroup_size, checks: self.options.shader_checks };
-        let kernel = all_pairs::new(d, cfg);
-        let out = shader::storage(d, "baseline.density", n as u64 * 4);
-        let set = &self.fixed.sets[self.cur];
-        let bg = kernel.bind(d, &[&self.fixed.params, &set.pos_mass, &out]);
-        let timed = self.device.features().contains(wgpu::Features::TIMESTAMP_QUERY);
-        let mut prof = timed.then(|| Profiler::new(d, &self.queue, repeats.max(1)));
-        let mut enc = d.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("baseline.all_pairs") });
-        for r in 0..repeats.max(1) {
-            let mut pass = begin(&mut enc, &mut prof, "baseline.all_pairs", r as u64);
-            kernel.record(&mut pass, &bg, n, 0, self.max_dim);
-        }
-        if let Some(p) = &prof {
-            p.resolve(&mut enc);
-        }
-        self.queue.submit([enc.finish()]);
-        let density = read_vec(d, &self.queue, &out, n as usize);
-        let ms = prof.as_mut().and_then(|p| p.read(d, &self.queue).per_step_ms("baseline.all_pairs"));
-        (density, ms)
-    }
-
-    /// Records and submits only the start of a step: the grid build on the current set and, with
-    /// `reorder`, the gather into the other set. Leaves the state in place otherwise (tests and
-    /// tools; the step counter does not advance).
-    pub fn build_grid(&mut self, reorder: bool) {
-        let mut enc = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("sim.grid") });
-        self.cur = self.record_grid(&mut enc, self.steps, reorder);
-        self.queue.submit([enc.finish()]);
-        self.last_reordered = reorder;
-    }
-
     /// The grid build of a step (clear, count, scan, scatter) on the current set and, with
     /// `reorder`, the gather into the other set; returns the set that holds the state after it.
     /// Shared by `record_step` and `build_grid`, so the tests of the grid exercise the step's own
@@ -532,19 +488,14 @@ impl Sim {
         encoder.clear_buffer(&self.fixed.diag, 0, Some(8));
         let Self { kernels: k, binds: b, cells, profiler: prof, .. } = self;
         let c = self.cur;
-        k.count.record(&mut begin(encoder, prof, "grid.count", step), &b.count[c], n, 0, md);
-        k.scan.record(&mut begin(encoder, prof, "grid.scan", step), &cells.scan, md);
-        k.scatter.record(&mut begin(encoder, prof, "grid.scatter", step), &b.scatter, n, 0, md);
+        k.count.record(&mut begin(encoder, prof, k.count.label, step), &b.count[c], n, 0, md);
+        k.scan.record(&mut begin(encoder, prof, shader::SCAN.label, step), &cells.scan, md);
+        k.scatter.record(&mut begin(encoder, prof, k.scatter.label, step), &b.scatter, n, 0, md);
         if reorder {
-            k.reorder.record(&mut begin(encoder, prof, "reorder", step), &b.reorder[c], n, 0, md);
+            k.reorder.record(&mut begin(encoder, prof, k.reorder.label, step), &b.reorder[c], n, 0, md);
             return 1 - c;
         }
         c
-    }
-
-    /// Accelerations of the last sph.force, by slot of the current set.
-    pub fn read_acc(&self) -> Vec<[f32; 4]> {
-        read_vec(&self.device, &self.queue, &self.fixed.acc, self.params.n_particles as usize)
     }
 }
 

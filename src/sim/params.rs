@@ -1,6 +1,6 @@
 //! The simulation's uniform parameters, shared by every pass and by the CPU twin.
 //!
-//! Kept in sync with `struct SimParams` in `shaders/common.wgsl`; `tests/layout.rs` checks the
+//! Kept in sync with `struct SimParams` in `shaders/common.wgsl`; `tests/shaders.rs` checks the
 //! size and every member offset against what naga reports for the WGSL struct.
 
 use bytemuck::{Pod, Zeroable};

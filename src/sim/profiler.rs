@@ -3,9 +3,16 @@
 
 use std::collections::BTreeMap;
 
-/// Pass labels in step order; the profile reports them in this order.
-pub const PASSES: [&str; 8] =
-    ["grid.count", "grid.scan", "grid.scatter", "reorder", "sph.density", "sph.wall_pressure", "sph.force", "sph.integrate"];
+/// Pass labels in step order ([`super::shader::STEP`]); the profile reports them in this order.
+pub const PASSES: [&str; super::shader::STEP.len()] = {
+    let mut out = [""; super::shader::STEP.len()];
+    let mut i = 0;
+    while i < out.len() {
+        out[i] = super::shader::STEP[i].label;
+        i += 1;
+    }
+    out
+};
 
 pub struct Profiler {
     queries: wgpu::QuerySet,

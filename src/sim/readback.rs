@@ -3,9 +3,7 @@
 //! without waiting and take the data whose mapping has completed. Nothing here ever waits on
 //! the GPU (the blocking helpers for tests and tools are in [`super::buffers`]).
 
-use super::Sim;
 use super::params::Diagnostics;
-use super::profiler::ProfileBatch;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -151,30 +149,4 @@ pub fn diagnostics_from(bytes: &[u8]) -> Diagnostics {
 /// Reads resolved timestamps out of a completed readback.
 pub fn ticks_from(bytes: &[u8]) -> Vec<u64> {
     bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect()
-}
-
-/// The non-blocking side of the simulation's profiling (the frame loop's use).
-impl Sim {
-    /// Whether per-pass timestamps are being written.
-    pub fn is_profiling(&self) -> bool {
-        self.profiler.is_some()
-    }
-
-    /// Bytes a [`Sim::record_profile_copy`] may copy at most (0 without profiling).
-    pub fn profile_bytes(&self) -> u64 {
-        self.profiler.as_ref().map_or(0, |p| p.capacity_bytes())
-    }
-
-    /// Resolves the timestamps of the steps recorded since the last copy or reset into `dst`
-    /// at `offset`; the batch turns the ticks read back later into a profile.
-    pub fn record_profile_copy(&mut self, encoder: &mut wgpu::CommandEncoder, dst: &wgpu::Buffer, offset: u64) -> Option<ProfileBatch> {
-        self.profiler.as_mut()?.resolve_into(encoder, dst, offset)
-    }
-
-    /// Forgets the timestamps of the steps recorded since the last copy (frames not read back).
-    pub fn reset_profile(&mut self) {
-        if let Some(p) = &mut self.profiler {
-            p.reset();
-        }
-    }
 }

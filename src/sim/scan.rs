@@ -6,7 +6,8 @@
 //! `down` adds the scanned block sums as offsets. 1024 elements per block and three levels
 //! cover 2^30 cells; more levels are added as needed.
 
-use super::shader::{self, Slot::*};
+use super::shader::{self, KernelError};
+use crate::wgsl::Binding;
 use wgpu::util::DeviceExt;
 
 pub const WG_SIZE: u32 = 256;
@@ -23,6 +24,8 @@ struct ScanParams {
 
 pub struct ScanPass {
     layout: wgpu::BindGroupLayout,
+    /// What `reduce` and `down` use, by name.
+    bindings: Vec<Binding>,
     reduce: wgpu::ComputePipeline,
     down: wgpu::ComputePipeline,
 }
@@ -46,17 +49,20 @@ impl ScanLevels {
 }
 
 impl ScanPass {
-    pub fn new(device: &wgpu::Device, checks: bool) -> Self {
-        let layout = shader::layout(device, "grid.scan", &[(0, Uniform), (1, Read), (2, ReadWrite), (3, ReadWrite), (4, Read)]);
-        let module = shader::module(device, &shader::SCAN, checks);
+    pub fn new(device: &wgpu::Device, checks: bool) -> Result<Self, KernelError> {
+        let src = shader::SCAN;
+        let text = src.compose()?;
+        let bindings = crate::wgsl::bindings(src.label, &text, &["reduce", "down"])?;
+        let layout = shader::layout(device, src.label, &bindings);
+        let module = shader::module(device, src.label, &text, checks);
         let c = [("WG_SIZE", WG_SIZE as f64)];
         let reduce = shader::pipeline(device, "grid.scan.reduce", &layout, &module, "reduce", &c);
         let down = shader::pipeline(device, "grid.scan.down", &layout, &module, "down", &c);
-        Self { layout, reduce, down }
+        Ok(Self { layout, bindings, reduce, down })
     }
 
     /// Levels for scanning `n` counts into `out` (n + 1 entries, the last one the total).
-    pub fn levels(&self, device: &wgpu::Device, counts: &wgpu::Buffer, out: &wgpu::Buffer, n: u32) -> ScanLevels {
+    pub fn levels(&self, device: &wgpu::Device, counts: &wgpu::Buffer, out: &wgpu::Buffer, n: u32) -> Result<ScanLevels, KernelError> {
         let mut levels = Vec::new();
         let mut buffers = Vec::new();
         let zero = shader::storage(device, "grid.scan.zero", 16);
@@ -75,8 +81,8 @@ impl ScanPass {
             } else {
                 (shader::storage(device, "grid.scan.unused", 16), zero.clone())
             };
-            let bind_group =
-                shader::bind(device, "grid.scan", &self.layout, &[(0, &params), (1, &src), (2, &dst), (3, &sums), (4, &offsets)]);
+            let named = [("sp", &params), ("src", &src), ("dst", &dst), ("block_sums", &sums), ("block_offsets", &offsets)];
+            let bind_group = shader::bind(device, shader::SCAN.label, &self.layout, &self.bindings, &named)?;
             levels.push(Level { bind_group, blocks });
             buffers.push(params);
             if blocks == 1 {
@@ -88,7 +94,7 @@ impl ScanPass {
             buffers.push(offsets);
         }
         buffers.push(zero);
-        ScanLevels { levels, _buffers: buffers }
+        Ok(ScanLevels { levels, _buffers: buffers })
     }
 
     pub fn record(&self, pass: &mut wgpu::ComputePass<'_>, levels: &ScanLevels, max_dim: u32) {

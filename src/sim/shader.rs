@@ -1,77 +1,67 @@
-//! Shader sources and the small helpers every pass uses: module assembly, bind-group layouts,
-//! bind groups, pipelines and 1D dispatches split into 2D.
+//! The passes' shaders and the small helpers every pass uses: pipelines whose bind-group layout
+//! is read from the shader itself ([`crate::wgsl::bindings`]), bind groups that name their
+//! buffers by WGSL variable name, and 1D dispatches split into 2D.
 
+use crate::wgsl::{self, Access, Binding};
 use wgpu::util::DeviceExt;
 
-pub const COMMON: &str = include_str!("../../shaders/common.wgsl");
-pub const NEIGHBOURS: &str = include_str!("../../shaders/neighbours.wgsl");
-
-/// The WGSL of one pass: its file plus the shared code it builds on.
+/// The WGSL of one pass: its label (namespaced, also the timestamp and debug name) and its file
+/// in `shaders/`, which states its own imports.
 #[derive(Clone, Copy, Debug)]
 pub struct ShaderSource {
-    /// Label and file stem, e.g. "sph.density" ↔ `shaders/density.wgsl`.
+    /// e.g. "sph.density" ↔ `shaders/density.wgsl` ↔ `src/sim/density.rs`.
     pub label: &'static str,
-    pub body: &'static str,
-    /// Prepend common.wgsl.
-    pub common: bool,
-    /// Prepend neighbours.wgsl (the shared neighbour loop).
-    pub neighbours: bool,
+    /// File stem in `shaders/`.
+    pub file: &'static str,
 }
 
 impl ShaderSource {
-    pub fn assemble(&self) -> String {
-        let mut s = String::new();
-        if self.common {
-            s.push_str(COMMON);
-            s.push('\n');
-        }
-        if self.neighbours {
-            s.push_str(NEIGHBOURS);
-            s.push('\n');
-        }
-        s.push_str(self.body);
-        s
+    /// The file with everything it imports.
+    pub fn compose(&self) -> Result<String, wgsl::ComposeError> {
+        wgsl::compose(self.file)
     }
 }
 
-pub const COUNT: ShaderSource =
-    ShaderSource { label: "grid.count", body: include_str!("../../shaders/count.wgsl"), common: true, neighbours: false };
-pub const SCAN: ShaderSource =
-    ShaderSource { label: "grid.scan", body: include_str!("../../shaders/scan.wgsl"), common: false, neighbours: false };
-pub const SCATTER: ShaderSource =
-    ShaderSource { label: "grid.scatter", body: include_str!("../../shaders/scatter.wgsl"), common: true, neighbours: false };
-pub const REORDER: ShaderSource =
-    ShaderSource { label: "reorder", body: include_str!("../../shaders/reorder.wgsl"), common: true, neighbours: false };
-pub const DENSITY: ShaderSource =
-    ShaderSource { label: "sph.density", body: include_str!("../../shaders/density.wgsl"), common: true, neighbours: true };
-pub const FORCE: ShaderSource =
-    ShaderSource { label: "sph.force", body: include_str!("../../shaders/force.wgsl"), common: true, neighbours: true };
-pub const WALL_PRESSURE: ShaderSource =
-    ShaderSource { label: "sph.wall_pressure", body: include_str!("../../shaders/wall_pressure.wgsl"), common: true, neighbours: true };
-pub const INTEGRATE: ShaderSource =
-    ShaderSource { label: "sph.integrate", body: include_str!("../../shaders/integrate.wgsl"), common: true, neighbours: false };
-pub const NEIGHBOUR_PROBE: ShaderSource = ShaderSource {
-    label: "test.neighbour_probe",
-    body: include_str!("../../shaders/neighbour_probe.wgsl"),
-    common: true,
-    neighbours: true,
-};
+pub const COUNT: ShaderSource = ShaderSource { label: "grid.count", file: "count" };
+pub const SCAN: ShaderSource = ShaderSource { label: "grid.scan", file: "scan" };
+pub const SCATTER: ShaderSource = ShaderSource { label: "grid.scatter", file: "scatter" };
+pub const REORDER: ShaderSource = ShaderSource { label: "reorder", file: "reorder" };
+pub const DENSITY: ShaderSource = ShaderSource { label: "sph.density", file: "density" };
+pub const WALL_PRESSURE: ShaderSource = ShaderSource { label: "sph.wall_pressure", file: "wall_pressure" };
+pub const FORCE: ShaderSource = ShaderSource { label: "sph.force", file: "force" };
+pub const INTEGRATE: ShaderSource = ShaderSource { label: "sph.integrate", file: "integrate" };
+pub const NEIGHBOUR_PROBE: ShaderSource = ShaderSource { label: "test.neighbour_probe", file: "neighbour_probe" };
+pub const ALL_PAIRS: ShaderSource = ShaderSource { label: "baseline.all_pairs", file: "all_pairs" };
+pub const COPY: ShaderSource = ShaderSource { label: "baseline.copy", file: "copy" };
 
-pub const ALL_PAIRS: ShaderSource =
-    ShaderSource { label: "baseline.all_pairs", body: include_str!("../../shaders/all_pairs.wgsl"), common: true, neighbours: false };
+/// The passes of a step, in the order a step records them: their labels name the timestamps,
+/// the panel's rows and the benchmark's columns.
+pub const STEP: [ShaderSource; 8] = [COUNT, SCAN, SCATTER, REORDER, DENSITY, WALL_PRESSURE, FORCE, INTEGRATE];
 
-pub const COPY: ShaderSource =
-    ShaderSource { label: "baseline.copy", body: include_str!("../../shaders/copy.wgsl"), common: false, neighbours: false };
-
-/// Every shader, for the validation test.
+/// Every compute shader, for the validation test.
 pub const ALL: [ShaderSource; 11] =
     [COUNT, SCAN, SCATTER, REORDER, DENSITY, WALL_PRESSURE, FORCE, INTEGRATE, NEIGHBOUR_PROBE, ALL_PAIRS, COPY];
+
+/// Why a pass could not be built or bound.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KernelError {
+    #[error(transparent)]
+    Compose(#[from] wgsl::ComposeError),
+    #[error(transparent)]
+    Reflect(#[from] wgsl::ReflectError),
+    #[error("{label}: no binding named `{name}` (the shader binds {known})")]
+    UnknownName { label: String, name: String, known: String },
+    #[error("{label}: binding `{name}` is given no buffer")]
+    MissingName { label: String, name: String },
+    #[error("{label}: binding `{name}` is given twice")]
+    DuplicateName { label: String, name: String },
+}
 
 /// Compiles a pass's shader. With `checks` off, the module is created without wgpu's runtime
 /// bounds checks (each array access clamped or guarded otherwise), which costs the neighbour
 /// loops about a tenth of their time.
-pub fn module(device: &wgpu::Device, src: &ShaderSource, checks: bool) -> wgpu::ShaderModule {
-    let desc = wgpu::ShaderModuleDescriptor { label: Some(src.label), source: wgpu::ShaderSource::Wgsl(src.assemble().into()) };
+pub fn module(device: &wgpu::Device, label: &str, text: &str, checks: bool) -> wgpu::ShaderModule {
+    let desc = wgpu::ShaderModuleDescriptor { label: Some(label), source: wgpu::ShaderSource::Wgsl(text.into()) };
     if checks {
         device.create_shader_module(desc)
     } else {
@@ -90,25 +80,18 @@ pub fn module(device: &wgpu::Device, src: &ShaderSource, checks: bool) -> wgpu::
     }
 }
 
-/// A binding of a compute bind-group layout.
-#[derive(Clone, Copy, Debug)]
-pub enum Slot {
-    Uniform,
-    Read,
-    ReadWrite,
-}
-
-pub fn layout(device: &wgpu::Device, label: &str, slots: &[(u32, Slot)]) -> wgpu::BindGroupLayout {
-    let entries: Vec<_> = slots
+/// The bind-group layout of reflected bindings (compute stage).
+pub fn layout(device: &wgpu::Device, label: &str, bindings: &[Binding]) -> wgpu::BindGroupLayout {
+    let entries: Vec<_> = bindings
         .iter()
-        .map(|&(binding, slot)| wgpu::BindGroupLayoutEntry {
-            binding,
+        .map(|b| wgpu::BindGroupLayoutEntry {
+            binding: b.binding,
             visibility: wgpu::ShaderStages::COMPUTE,
             ty: wgpu::BindingType::Buffer {
-                ty: match slot {
-                    Slot::Uniform => wgpu::BufferBindingType::Uniform,
-                    Slot::Read => wgpu::BufferBindingType::Storage { read_only: true },
-                    Slot::ReadWrite => wgpu::BufferBindingType::Storage { read_only: false },
+                ty: match b.access {
+                    Access::Uniform => wgpu::BufferBindingType::Uniform,
+                    Access::Read => wgpu::BufferBindingType::Storage { read_only: true },
+                    Access::ReadWrite => wgpu::BufferBindingType::Storage { read_only: false },
                 },
                 has_dynamic_offset: false,
                 min_binding_size: None,
@@ -119,10 +102,44 @@ pub fn layout(device: &wgpu::Device, label: &str, slots: &[(u32, Slot)]) -> wgpu
     device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some(label), entries: &entries })
 }
 
-pub fn bind(device: &wgpu::Device, label: &str, layout: &wgpu::BindGroupLayout, buffers: &[(u32, &wgpu::Buffer)]) -> wgpu::BindGroup {
-    let entries: Vec<_> =
-        buffers.iter().map(|&(binding, buffer)| wgpu::BindGroupEntry { binding, resource: buffer.as_entire_binding() }).collect();
-    device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(label), layout, entries: &entries })
+/// Matches buffers named by WGSL variable name to the reflected bindings: every binding gets
+/// exactly one buffer, and a name the shader does not bind is an error. Returns the binding
+/// number of each buffer, in the order given.
+pub fn match_names(label: &str, bindings: &[Binding], names: &[&str]) -> Result<Vec<u32>, KernelError> {
+    let mut numbers = Vec::with_capacity(names.len());
+    for (i, name) in names.iter().enumerate() {
+        if names[..i].contains(name) {
+            return Err(KernelError::DuplicateName { label: label.to_owned(), name: (*name).to_owned() });
+        }
+        let b = bindings.iter().find(|b| b.name == *name).ok_or_else(|| KernelError::UnknownName {
+            label: label.to_owned(),
+            name: (*name).to_owned(),
+            known: bindings.iter().map(|b| format!("`{}`", b.name)).collect::<Vec<_>>().join(", "),
+        })?;
+        numbers.push(b.binding);
+    }
+    if let Some(b) = bindings.iter().find(|b| !names.contains(&b.name.as_str())) {
+        return Err(KernelError::MissingName { label: label.to_owned(), name: b.name.clone() });
+    }
+    Ok(numbers)
+}
+
+/// A bind group naming its buffers by WGSL variable name (see [`match_names`]).
+pub fn bind(
+    device: &wgpu::Device,
+    label: &str,
+    layout: &wgpu::BindGroupLayout,
+    bindings: &[Binding],
+    buffers: &[(&str, &wgpu::Buffer)],
+) -> Result<wgpu::BindGroup, KernelError> {
+    let names: Vec<&str> = buffers.iter().map(|b| b.0).collect();
+    let numbers = match_names(label, bindings, &names)?;
+    let entries: Vec<_> = numbers
+        .iter()
+        .zip(buffers)
+        .map(|(&binding, (_, buffer))| wgpu::BindGroupEntry { binding, resource: buffer.as_entire_binding() })
+        .collect();
+    Ok(device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(label), layout, entries: &entries }))
 }
 
 pub fn pipeline(
@@ -183,6 +200,34 @@ pub fn storage(device: &wgpu::Device, label: &str, size: u64) -> wgpu::Buffer {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    fn reflected(src: &ShaderSource) -> Vec<Binding> {
+        wgsl::bindings(src.label, &src.compose().unwrap(), &["main"]).unwrap()
+    }
+
+    #[test]
+    fn a_wrong_missing_or_repeated_name_is_an_error_that_names_it() {
+        let b = reflected(&FORCE);
+        let good = ["params", "cell_lut", "cell_start", "sorted", "pos_mass", "vel_rho", "acc_out"];
+        assert_eq!(match_names("sph.force", &b, &good).unwrap(), [0, 1, 2, 3, 4, 5, 6]);
+        // any order: numbers follow the names
+        assert_eq!(
+            match_names("sph.force", &b, &["acc_out", "vel_rho", "pos_mass", "sorted", "cell_start", "cell_lut", "params"]).unwrap(),
+            [6, 5, 4, 3, 2, 1, 0]
+        );
+        let mut typo = good;
+        typo[5] = "vel_rh";
+        let e = match_names("sph.force", &b, &typo).unwrap_err();
+        assert!(matches!(&e, KernelError::UnknownName { name, .. } if name == "vel_rh"), "{e}");
+        assert!(e.to_string().contains("`vel_rho`"), "lists what the shader binds: {e}");
+        let e = match_names("sph.force", &b, &good[..6]).unwrap_err();
+        assert_eq!(e, KernelError::MissingName { label: "sph.force".into(), name: "acc_out".into() });
+        let mut twice = good.to_vec();
+        twice.push("params");
+        assert!(matches!(match_names("sph.force", &b, &twice).unwrap_err(), KernelError::DuplicateName { .. }));
+    }
+
     #[test]
     fn split_dispatch_covers_all_groups() {
         for groups in [1, 65_535, 65_536, 200_000, 1 << 24] {
@@ -206,18 +251,18 @@ pub struct KernelConfig {
 /// variants, [`super::DIRECT`] (the step reordered: cell ranges are slots) and
 /// [`super::THROUGH_SORTED`] (they index `sorted`); `rows` reads a row of cells as one range
 /// (linear order only).
-pub fn neighbour_kernel(device: &wgpu::Device, src: &ShaderSource, slots: &[(u32, Slot)], cfg: KernelConfig, rows: bool) -> Kernel {
+pub fn neighbour_kernel(device: &wgpu::Device, src: &ShaderSource, cfg: KernelConfig, rows: bool) -> Result<Kernel, KernelError> {
     let r = if rows { 1.0 } else { 0.0 };
-    Kernel::new(device, src, slots, cfg, &[&[("USE_SORTED", 0.0), ("ROWS", r)], &[("USE_SORTED", 1.0), ("ROWS", r)]])
+    Kernel::new(device, src, cfg, &[&[("USE_SORTED", 0.0), ("ROWS", r)], &[("USE_SORTED", 1.0), ("ROWS", r)]])
 }
 
-/// A compute pass's pipeline(s) over one bind-group layout. Passes differ in their bindings and
-/// override constants only; this holds what they share.
+/// A compute pass's pipeline(s) over one bind-group layout, which is read from the shader. Passes
+/// differ in their buffers and override constants only; this holds what they share.
 pub struct Kernel {
     pub label: &'static str,
     pub layout: wgpu::BindGroupLayout,
-    /// Binding numbers in the order `bind` takes buffers.
-    bindings: Vec<u32>,
+    /// What the entry point `main` uses, by name.
+    bindings: Vec<Binding>,
     /// Variants of the same entry point (e.g. direct / through `sorted`).
     variants: Vec<wgpu::ComputePipeline>,
     wg_size: u32,
@@ -225,10 +270,12 @@ pub struct Kernel {
 
 impl Kernel {
     /// `variants`: the override constants of each pipeline variant (WG_SIZE is added).
-    pub fn new(device: &wgpu::Device, src: &ShaderSource, slots: &[(u32, Slot)], cfg: KernelConfig, variants: &[&[(&str, f64)]]) -> Self {
+    pub fn new(device: &wgpu::Device, src: &ShaderSource, cfg: KernelConfig, variants: &[&[(&str, f64)]]) -> Result<Self, KernelError> {
         let wg_size = cfg.wg_size;
-        let layout = layout(device, src.label, slots);
-        let module = module(device, src, cfg.checks);
+        let text = src.compose()?;
+        let bindings = wgsl::bindings(src.label, &text, &["main"])?;
+        let layout = layout(device, src.label, &bindings);
+        let module = module(device, src.label, &text, cfg.checks);
         let variants = variants
             .iter()
             .map(|consts| {
@@ -237,14 +284,17 @@ impl Kernel {
                 pipeline(device, src.label, &layout, &module, "main", &c)
             })
             .collect();
-        Self { label: src.label, layout, bindings: slots.iter().map(|s| s.0).collect(), variants, wg_size }
+        Ok(Self { label: src.label, layout, bindings, variants, wg_size })
     }
 
-    /// A bind group with `buffers` in the order of the slots given to `new`.
-    pub fn bind(&self, device: &wgpu::Device, buffers: &[&wgpu::Buffer]) -> wgpu::BindGroup {
-        assert_eq!(buffers.len(), self.bindings.len(), "{}: wrong number of buffers", self.label);
-        let pairs: Vec<(u32, &wgpu::Buffer)> = self.bindings.iter().copied().zip(buffers.iter().copied()).collect();
-        bind(device, self.label, &self.layout, &pairs)
+    /// The WGSL variable names this pass binds.
+    pub fn binding_names(&self) -> impl Iterator<Item = &str> {
+        self.bindings.iter().map(|b| b.name.as_str())
+    }
+
+    /// A bind group with each buffer named by its WGSL variable name.
+    pub fn bind(&self, device: &wgpu::Device, buffers: &[(&str, &wgpu::Buffer)]) -> Result<wgpu::BindGroup, KernelError> {
+        bind(device, self.label, &self.layout, &self.bindings, buffers)
     }
 
     /// One invocation per item, `n` items, with pipeline variant `variant`.

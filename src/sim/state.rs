@@ -28,4 +28,3 @@ impl InitialState {
         self.n_particles() - self.n_fluid
     }
 }
-

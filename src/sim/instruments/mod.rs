@@ -1,0 +1,190 @@
+//! Instruments beside the simulation, never part of a step: blocking readbacks of the GPU state
+//! (tests, `rillet run`'s probes, the benchmark), the neighbour probe and the all-pairs
+//! baseline (extra passes on the current state), and the copy kernel the benchmark measures
+//! bandwidth against. Each of these waits on the GPU; the frame loop uses none of them.
+
+pub mod all_pairs;
+pub mod neighbour_probe;
+
+use super::buffers::read_vec;
+use super::layout::CellOrder;
+use super::params::Diagnostics;
+use super::profiler::Profiler;
+use super::shader::{self, KernelError};
+use super::{DIRECT, Sim, THROUGH_SORTED, begin};
+use crate::gpu::Gpu;
+use wgpu::util::DeviceExt;
+
+/// Particle state read back to the CPU, in slot order.
+#[derive(Clone, Debug)]
+pub struct Particles {
+    pub pos_mass: Vec<[f32; 4]>,
+    pub vel_rho: Vec<[f32; 4]>,
+    pub id: Vec<u32>,
+}
+
+impl Particles {
+    /// Positions, velocities and densities indexed by particle id.
+    pub fn by_id(&self) -> Particles {
+        let n = self.id.len();
+        let mut out = Particles { pos_mass: vec![[0.0; 4]; n], vel_rho: vec![[0.0; 4]; n], id: (0..n as u32).collect() };
+        for (slot, &id) in self.id.iter().enumerate() {
+            out.pos_mass[id as usize] = self.pos_mass[slot];
+            out.vel_rho[id as usize] = self.vel_rho[slot];
+        }
+        out
+    }
+}
+
+/// Grid arrays read back to the CPU.
+#[derive(Clone, Debug)]
+pub struct GridSnapshot {
+    pub counts: Vec<u32>,
+    pub cell_start: Vec<u32>,
+    pub cell_of: Vec<u32>,
+    pub rank: Vec<u32>,
+    pub sorted: Vec<u32>,
+}
+
+impl Sim {
+    pub fn read_particles(&self) -> Particles {
+        let n = self.params.n_particles as usize;
+        let set = &self.fixed.sets[self.cur];
+        Particles {
+            pos_mass: read_vec(&self.device, &self.queue, &set.pos_mass, n),
+            vel_rho: read_vec(&self.device, &self.queue, &set.vel_rho, n),
+            id: read_vec(&self.device, &self.queue, &set.id, n),
+        }
+    }
+
+    /// Grid arrays of the last step's grid build. `cell_of`, `rank` and `sorted` refer to the
+    /// slots of the set the build read (before that step's reorder, if it had one).
+    pub fn read_grid(&self) -> GridSnapshot {
+        let (d, q) = (&self.device, &self.queue);
+        let n = self.params.n_particles as usize;
+        let cells = self.cells.layout.num_cells as usize;
+        GridSnapshot {
+            counts: read_vec(d, q, &self.cells.counts, cells),
+            cell_start: read_vec(d, q, &self.cells.cell_start, cells + 1),
+            cell_of: read_vec(d, q, &self.fixed.cell_of, n),
+            rank: read_vec(d, q, &self.fixed.rank, n),
+            sorted: read_vec(d, q, &self.fixed.sorted, n),
+        }
+    }
+
+    pub fn read_diagnostics(&self) -> Diagnostics {
+        read_vec::<Diagnostics>(&self.device, &self.queue, &self.fixed.diag, 1)[0]
+    }
+
+    /// Whether the last step reordered (then `read_grid().sorted` indexes the other set).
+    pub fn last_step_reordered(&self) -> bool {
+        self.last_reordered
+    }
+
+    /// Runs the neighbour probe (same loop as density/force) on the current grid and state and
+    /// returns, per particle id, [count, Σid, Σid², xor of hashed ids] of its neighbours within h.
+    /// Test instrument; requires the grid of the current positions: after `build_grid(false)`
+    /// read through `sorted`, after `build_grid(true)` read directly.
+    pub fn probe_neighbours(&self) -> Result<Vec<[u32; 4]>, KernelError> {
+        let through_sorted = !self.last_reordered;
+        let d = &self.device;
+        let n = self.params.n_particles;
+        let kernel = neighbour_probe::new(d, self.options.kernel_config(), self.options.order == CellOrder::Linear)?;
+        let out = shader::storage(d, "test.probe", n as u64 * 16);
+        let set = &self.fixed.sets[self.cur];
+        let bg = kernel.bind(
+            d,
+            &[
+                ("params", &self.fixed.params),
+                ("cell_lut", &self.cells.lut),
+                ("cell_start", &self.cells.cell_start),
+                ("sorted", &self.fixed.sorted),
+                ("pos_mass", &set.pos_mass),
+                ("ids", &set.id),
+                ("probe", &out),
+            ],
+        )?;
+        let mut enc = d.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("test.probe") });
+        {
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(kernel.label), timestamp_writes: None });
+            kernel.record(&mut pass, &bg, n, if through_sorted { THROUGH_SORTED } else { DIRECT }, self.max_dim);
+        }
+        self.queue.submit([enc.finish()]);
+        Ok(read_vec(d, &self.queue, &out, n as usize))
+    }
+
+    /// Runs the all-pairs density baseline (no grid) `repeats` times on the current state and
+    /// returns the densities by slot and the mean GPU milliseconds per run (None without
+    /// timestamp queries). Blocking: benchmark and tests only.
+    pub fn all_pairs_density(&self, repeats: u32) -> Result<(Vec<f32>, Option<f64>), KernelError> {
+        let d = &self.device;
+        let n = self.params.n_particles;
+        let kernel = all_pairs::new(d, self.options.kernel_config())?;
+        let out = shader::storage(d, "baseline.density", n as u64 * 4);
+        let set = &self.fixed.sets[self.cur];
+        let bg = kernel.bind(d, &[("params", &self.fixed.params), ("pos_mass", &set.pos_mass), ("density", &out)])?;
+        let timed = self.device.features().contains(wgpu::Features::TIMESTAMP_QUERY);
+        let mut prof = timed.then(|| Profiler::new(d, &self.queue, repeats.max(1)));
+        let mut enc = d.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("baseline.all_pairs") });
+        for r in 0..repeats.max(1) {
+            let mut pass = begin(&mut enc, &mut prof, kernel.label, r as u64);
+            kernel.record(&mut pass, &bg, n, 0, self.max_dim);
+        }
+        if let Some(p) = &prof {
+            p.resolve(&mut enc);
+        }
+        self.queue.submit([enc.finish()]);
+        let density = read_vec(d, &self.queue, &out, n as usize);
+        let ms = prof.as_mut().and_then(|p| p.read(d, &self.queue).per_step_ms(kernel.label));
+        Ok((density, ms))
+    }
+
+    /// Records and submits only the start of a step: the grid build on the current set and, with
+    /// `reorder`, the gather into the other set. Leaves the state in place otherwise (tests and
+    /// tools; the step counter does not advance).
+    pub fn build_grid(&mut self, reorder: bool) {
+        let mut enc = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("sim.grid") });
+        self.cur = self.record_grid(&mut enc, self.steps, reorder);
+        self.queue.submit([enc.finish()]);
+        self.last_reordered = reorder;
+    }
+
+    /// Accelerations of the last sph.force, by slot of the current set.
+    pub fn read_acc(&self) -> Vec<[f32; 4]> {
+        read_vec(&self.device, &self.queue, &self.fixed.acc, self.params.n_particles as usize)
+    }
+}
+
+/// Measured bandwidth of a plain vec4 copy kernel (read + write bytes per second), the ceiling
+/// the benchmark holds the streaming passes against; None without timestamp queries.
+pub fn copy_bandwidth(gpu: &Gpu) -> Result<Option<f64>, KernelError> {
+    if !gpu.has_timestamps() {
+        return Ok(None);
+    }
+    let d = &gpu.device;
+    // 256 MiB per buffer, or what a binding allows
+    let bytes = (256u64 << 20).min(gpu.max_binding_bytes());
+    let n = (bytes / 16) as u32;
+    let src = shader::storage(d, "baseline.copy.src", bytes);
+    let dst = shader::storage(d, "baseline.copy.dst", bytes);
+    let params = d.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("baseline.copy.params"),
+        contents: bytemuck::cast_slice(&[n, 0, 0, 0]),
+        usage: wgpu::BufferUsages::UNIFORM,
+    });
+    let kernel = shader::Kernel::new(d, &shader::COPY, shader::KernelConfig { wg_size: 256, checks: false }, &[&[]])?;
+    let bg = kernel.bind(d, &[("cp", &params), ("src", &src), ("dst", &dst)])?;
+    let reps = 20u32;
+    let mut prof = Some(Profiler::new(d, &gpu.queue, reps));
+    let mut enc = d.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(kernel.label) });
+    for r in 0..reps {
+        let mut pass = begin(&mut enc, &mut prof, kernel.label, r as u64);
+        kernel.record(&mut pass, &bg, n, 0, gpu.limits.max_compute_workgroups_per_dimension);
+    }
+    let mut prof = prof.expect("created above");
+    prof.resolve(&mut enc);
+    gpu.queue.submit([enc.finish()]);
+    let p = prof.read(d, &gpu.queue);
+    // the first repetitions warm up: take the best
+    Ok(p.min_ns.get(kernel.label).map(|best| 2.0 * bytes as f64 / (best * 1e-9)))
+}

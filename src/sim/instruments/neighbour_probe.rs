@@ -1,0 +1,9 @@
+//! Neighbour probe — a test instrument, not part of the step: the same neighbour loop as
+//! sph.density and sph.force, recording per particle the count and checksums of the ids it
+//! finds within h (`shaders/neighbour_probe.wgsl`). Tests compare it with the all-pairs oracle.
+
+use crate::sim::shader::{self, Kernel, KernelConfig, KernelError};
+
+pub fn new(device: &wgpu::Device, cfg: KernelConfig, rows: bool) -> Result<Kernel, KernelError> {
+    shader::neighbour_kernel(device, &shader::NEIGHBOUR_PROBE, cfg, rows)
+}

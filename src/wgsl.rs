@@ -1,0 +1,245 @@
+//! The WGSL side of the house: every file of `shaders/` by name, the one composer that joins a
+//! file with what it imports, and the reflection that reads a composed module's bindings by
+//! name (so passes bind buffers by their WGSL variable names, never by position).
+//!
+//! **Imports.** A shader states what it uses in `// #import NAME` lines at its top (before its
+//! first line of code), e.g. `// #import common` or `// #import neighbours`. [`compose`] puts
+//! every imported file once, dependencies first, before the file itself; an unknown name or a
+//! circle is an error that names the files. Imports are plain text joins: names stay as written,
+//! so a reader of `force.wgsl` finds `params` in `common.wgsl`, `neighbour_loop` in
+//! `neighbours.wgsl`.
+//!
+//! **Constants.** The module `constants` is generated from Rust ([`crate::physics`]), so a
+//! constant of the model has one definition that Rust and WGSL both read.
+//!
+//! **Bindings.** Every resource of a pass is in `@group(0)`; binding numbers need only be unique
+//! within one composed module (common.wgsl takes 0–1, neighbours.wgsl 2–3, a pass 4 and up by
+//! habit). Rust never repeats them: [`bindings`] reads which globals an entry point uses, with
+//! their number and access, and the pass names its buffers by those variable names.
+
+use std::borrow::Cow;
+use std::collections::BTreeSet;
+
+/// Every shader file, by the name imports use (its file stem).
+pub const FILES: &[(&str, &str)] = &[
+    ("all_pairs", include_str!("../shaders/all_pairs.wgsl")),
+    ("common", include_str!("../shaders/common.wgsl")),
+    ("copy", include_str!("../shaders/copy.wgsl")),
+    ("count", include_str!("../shaders/count.wgsl")),
+    ("density", include_str!("../shaders/density.wgsl")),
+    ("force", include_str!("../shaders/force.wgsl")),
+    ("integrate", include_str!("../shaders/integrate.wgsl")),
+    ("lines", include_str!("../shaders/lines.wgsl")),
+    ("neighbour_probe", include_str!("../shaders/neighbour_probe.wgsl")),
+    ("neighbours", include_str!("../shaders/neighbours.wgsl")),
+    ("render_common", include_str!("../shaders/render_common.wgsl")),
+    ("reorder", include_str!("../shaders/reorder.wgsl")),
+    ("scan", include_str!("../shaders/scan.wgsl")),
+    ("scatter", include_str!("../shaders/scatter.wgsl")),
+    ("sprites", include_str!("../shaders/sprites.wgsl")),
+    ("wall_pressure", include_str!("../shaders/wall_pressure.wgsl")),
+];
+
+/// The generated module of model constants.
+pub const CONSTANTS: &str = "constants";
+
+fn constants_module() -> String {
+    format!(
+        "// Generated from src/physics.rs (src/wgsl.rs): the model's constants, defined once in Rust.\n\
+         const TAIT_GAMMA: f32 = {:.1};\n",
+        crate::physics::TAIT_GAMMA as f32
+    )
+}
+
+/// The text of one file (or the generated constants).
+pub fn source(name: &str) -> Option<Cow<'static, str>> {
+    if name == CONSTANTS {
+        return Some(Cow::Owned(constants_module()));
+    }
+    FILES.iter().find(|(n, _)| *n == name).map(|(_, text)| Cow::Borrowed(*text))
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ComposeError {
+    #[error("shaders/{from}.wgsl imports `{name}`, which is no file of shaders/ (known: {known})")]
+    Unknown { from: String, name: String, known: String },
+    #[error("shader imports run in a circle: {0}")]
+    Circle(String),
+}
+
+/// The names a file imports, in order: `// #import NAME` lines before its first line of code.
+pub fn imports(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    for line in text.lines().map(str::trim) {
+        if let Some(rest) = line.strip_prefix("// #import ") {
+            out.extend(rest.split(',').map(str::trim).filter(|s| !s.is_empty()));
+        } else if !(line.is_empty() || line.starts_with("//")) {
+            break;
+        }
+    }
+    out
+}
+
+/// `name`'s file with everything it imports, each file once, dependencies first.
+pub fn compose(name: &str) -> Result<String, ComposeError> {
+    let mut order = Vec::new();
+    visit(name, "", &mut Vec::new(), &mut BTreeSet::new(), &mut order)?;
+    let mut out = String::new();
+    for n in order {
+        let text = source(n.as_str()).expect("visited names exist");
+        out.push_str(&format!("// ---- {n} ----\n"));
+        out.push_str(&text);
+        if !text.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    Ok(out)
+}
+
+fn visit(name: &str, from: &str, path: &mut Vec<String>, done: &mut BTreeSet<String>, order: &mut Vec<String>) -> Result<(), ComposeError> {
+    if done.contains(name) {
+        return Ok(());
+    }
+    if path.iter().any(|p| p == name) {
+        let mut circle = path.clone();
+        circle.push(name.to_owned());
+        return Err(ComposeError::Circle(circle.join(" → ")));
+    }
+    let text = source(name).ok_or_else(|| ComposeError::Unknown {
+        from: from.to_owned(),
+        name: name.to_owned(),
+        known: FILES.iter().map(|f| f.0).chain([CONSTANTS]).collect::<Vec<_>>().join(", "),
+    })?;
+    path.push(name.to_owned());
+    for dep in imports(&text) {
+        visit(dep, name, path, done, order)?;
+    }
+    path.pop();
+    done.insert(name.to_owned());
+    order.push(name.to_owned());
+    Ok(())
+}
+
+/// How a global is bound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    Uniform,
+    Read,
+    ReadWrite,
+}
+
+/// One resource an entry point uses: its WGSL variable name, binding number (group 0) and access.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Binding {
+    pub name: String,
+    pub binding: u32,
+    pub access: Access,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReflectError {
+    #[error("{label}: {message}")]
+    Invalid { label: String, message: String },
+    #[error("{label}: no entry point `{entry}`")]
+    NoEntry { label: String, entry: String },
+    #[error("{label}: `{name}` is in @group({group}); every resource must be in @group(0)")]
+    Group { label: String, name: String, group: u32 },
+}
+
+/// The resources the entry points `entries` of `source` use (their union, by binding number):
+/// what the pass's bind-group layout must hold and its bind group must name.
+pub fn bindings(label: &str, source: &str, entries: &[&str]) -> Result<Vec<Binding>, ReflectError> {
+    let invalid = |message: String| ReflectError::Invalid { label: label.to_owned(), message };
+    let module = naga::front::wgsl::parse_str(source).map_err(|e| invalid(e.emit_to_string(source)))?;
+    let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all())
+        .validate(&module)
+        .map_err(|e| invalid(e.emit_to_string(source)))?;
+    let mut out: Vec<Binding> = Vec::new();
+    for entry in entries {
+        let index = module
+            .entry_points
+            .iter()
+            .position(|e| e.name == *entry)
+            .ok_or_else(|| ReflectError::NoEntry { label: label.to_owned(), entry: (*entry).to_owned() })?;
+        let uses = info.get_entry_point(index);
+        for (handle, var) in module.global_variables.iter() {
+            let Some(rb) = &var.binding else { continue };
+            if uses[handle].is_empty() || out.iter().any(|b| b.binding == rb.binding) {
+                continue;
+            }
+            let name = var.name.clone().unwrap_or_default();
+            if rb.group != 0 {
+                return Err(ReflectError::Group { label: label.to_owned(), name, group: rb.group });
+            }
+            let access = match var.space {
+                naga::AddressSpace::Uniform => Access::Uniform,
+                naga::AddressSpace::Storage { access } if access.contains(naga::StorageAccess::STORE) => Access::ReadWrite,
+                naga::AddressSpace::Storage { .. } => Access::Read,
+                other => return Err(invalid(format!("`{name}` is bound in address space {other:?}, which passes do not use"))),
+            };
+            out.push(Binding { name, binding: rb.binding, access });
+        }
+    }
+    out.sort_by_key(|b| b.binding);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn imports_are_read_from_the_top_only() {
+        let text = "// a pass\n// #import common\n// #import neighbours, constants\n\nfn f() {}\n// #import late\n";
+        assert_eq!(imports(text), ["common", "neighbours", "constants"]);
+    }
+
+    #[test]
+    fn every_file_composes_with_each_import_once_and_first() {
+        for (name, _) in FILES {
+            let text = compose(name).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let heads: Vec<&str> = text.lines().filter_map(|l| l.strip_prefix("// ---- ")).collect();
+            let unique: BTreeSet<&&str> = heads.iter().collect();
+            assert_eq!(unique.len(), heads.len(), "{name}: a file twice: {heads:?}");
+            assert_eq!(heads.last().copied(), Some(format!("{name} ----").as_str()), "{name} comes last");
+        }
+        let force = compose("force").unwrap();
+        let at = |n: &str| force.find(&format!("// ---- {n} ----")).unwrap();
+        assert!(at("constants") < at("common") && at("common") < at("neighbours") && at("neighbours") < at("force"));
+    }
+
+    #[test]
+    fn unknown_imports_and_circles_are_errors() {
+        let mut order = Vec::new();
+        let e = visit("no_such_file", "force", &mut Vec::new(), &mut BTreeSet::new(), &mut order).unwrap_err();
+        assert!(matches!(e, ComposeError::Unknown { .. }), "{e}");
+        assert!(e.to_string().contains("shaders/force.wgsl imports `no_such_file`"), "{e}");
+        let mut path = vec!["a".to_owned(), "common".to_owned()];
+        let e = visit("a", "common", &mut path, &mut BTreeSet::new(), &mut order).unwrap_err();
+        assert_eq!(e, ComposeError::Circle("a → common → a".into()));
+    }
+
+    #[test]
+    fn the_generated_constants_match_rust() {
+        let c = source(CONSTANTS).unwrap();
+        assert!(c.contains(&format!("const TAIT_GAMMA: f32 = {}.0;", crate::physics::TAIT_GAMMA)), "{c}");
+    }
+
+    #[test]
+    fn bindings_are_reflected_by_name_with_their_access() {
+        let b = bindings("sph.force", &compose("force").unwrap(), &["main"]).unwrap();
+        let names: Vec<(&str, Access)> = b.iter().map(|b| (b.name.as_str(), b.access)).collect();
+        assert_eq!(
+            names,
+            [
+                ("params", Access::Uniform),
+                ("cell_lut", Access::Read),
+                ("cell_start", Access::Read),
+                ("sorted", Access::Read),
+                ("pos_mass", Access::Read),
+                ("vel_rho", Access::Read),
+                ("acc_out", Access::ReadWrite)
+            ]
+        );
+    }
+}
