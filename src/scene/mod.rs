@@ -546,7 +546,7 @@ mod tests {
 
     #[test]
     fn shipped_scenes_counts() {
-        let bench = Scene::parse(include_str!("../scenes/bench_1m.ron"), "scenes/bench_1m.ron").unwrap();
+        let bench = Scene::parse(include_str!("../../scenes/bench_1m.ron"), "scenes/bench_1m.ron").unwrap();
         assert_eq!(crate::setup::count_particles(&bench).0, 1_000_000);
         assert_eq!(bench.physics.pressure, Pressure::Stiffness(50000.0));
     }
