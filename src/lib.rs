@@ -12,5 +12,4 @@ pub mod render;
 pub mod scene;
 pub mod setup;
 pub mod sim;
-pub mod ui;
 pub mod validation;

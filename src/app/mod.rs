@@ -1,16 +1,19 @@
-//! The desktop app: a winit window with the fluid drawn as sprites and the egui panel.
+//! The desktop app: a winit window with the fluid drawn as sprites and the egui panel
+//! ([`panel`], the app's own part: it reads the app's driver and timers, never the reverse).
 //!
 //! [`run`] loads the scene first (a bad scene is an error before any window opens), then runs
 //! the event loop. The frame itself lives in [`window`]; the simulation side of a frame, with
 //! its asynchronous readbacks, in [`driver`] (also used headless by the tests).
 
 pub mod driver;
+pub mod panel;
 pub mod render_timer;
 pub mod screenshot;
 pub mod surface;
 pub mod watch;
 pub mod window;
 
+use crate::scene::limits;
 use anyhow::Context as _;
 use std::path::PathBuf;
 use window::{LoadedScene, Running};
@@ -25,8 +28,9 @@ pub struct AppArgs {
     /// Scene file (RON). Without one, the built-in dam break runs. The file is watched: the
     /// scene reloads when it changes.
     pub scene: Option<PathBuf>,
-    /// Simulation steps per frame at start (1–32; the panel changes it).
-    #[arg(long, default_value_t = 4)]
+    /// Simulation steps per frame at start, within [`limits::SUBSTEPS`] (the panel changes it).
+    #[arg(long, default_value_t = 4, value_parser = parse_substeps, value_name = "N",
+          help = format!("Simulation steps per frame at start ({}–{}; the panel changes it)", limits::SUBSTEPS.min, limits::SUBSTEPS.max))]
     pub substeps: u32,
     /// Window size in pixels, WIDTHxHEIGHT.
     #[arg(long, value_parser = parse_size, default_value = "1280x720")]
@@ -78,6 +82,12 @@ fn parse_size(s: &str) -> Result<(u32, u32), String> {
         (Some(w), Some(h)) => Ok((w, h)),
         _ => Err(format!("`{s}`: width and height must be whole numbers in 64..=16384")),
     }
+}
+
+/// `--substeps`: a whole number within [`limits::SUBSTEPS`]; out of range is refused, not clamped.
+fn parse_substeps(s: &str) -> Result<u32, String> {
+    let n: u32 = s.trim().parse().map_err(|_| format!("`{s}` is not a whole number"))?;
+    if limits::SUBSTEPS.contains(n) { Ok(n) } else { Err(format!("{n} is out of range: allowed {}", limits::SUBSTEPS.allowed())) }
 }
 
 fn parse_resize(s: &str) -> Result<(u64, (u32, u32)), String> {
@@ -199,5 +209,14 @@ mod tests {
         assert!(parse_size("axb").is_err());
         assert_eq!(parse_resize("150:800x560"), Ok((150, (800, 560))));
         assert!(parse_resize("800x560").is_err());
+    }
+
+    #[test]
+    fn substeps_out_of_range_are_refused_with_the_range() {
+        assert_eq!(parse_substeps("1"), Ok(1));
+        assert_eq!(parse_substeps(&limits::SUBSTEPS.max.to_string()), Ok(limits::SUBSTEPS.max));
+        assert_eq!(parse_substeps("0"), Err("0 is out of range: allowed [1, 32] steps per frame".into()));
+        assert_eq!(parse_substeps("33"), Err("33 is out of range: allowed [1, 32] steps per frame".into()));
+        assert!(parse_substeps("-1").is_err() && parse_substeps("four").is_err());
     }
 }

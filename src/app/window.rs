@@ -5,6 +5,7 @@
 //! and the egui pass, and submit once.
 
 use super::driver::{Driver, TIMESTAMPS_EVERY};
+use super::panel::{self, Action, Controls, PanelState, Readout};
 use super::render_timer::RenderTimer;
 use super::screenshot::Screenshots;
 use super::surface::{Acquired, WindowSurface};
@@ -15,7 +16,6 @@ use crate::render::{Renderer, ViewSettings, Viewport};
 use crate::scene::Scene;
 use crate::setup::{self, InitialState};
 use crate::sim::{Sim, SimOptions};
-use crate::ui::{self, Action, Controls, PanelState, Readout};
 use anyhow::Context as _;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -143,7 +143,7 @@ impl Running {
             Sim::new(&gpu, &scene.state, options.clone()).with_context(|| format!("{}: the scene does not fit this device", scene.name))?;
         let driver = Driver::new(&gpu.device, sim, gpu.has_timestamps());
         let view = ViewSettings::new(driver.sim().params(), size.width.max(1) as f32 / size.height.max(1) as f32);
-        let controls = Controls { options, substeps: args.substeps.clamp(1, super::driver::MAX_SUBSTEPS), paused: false };
+        let controls = Controls { options, substeps: args.substeps, paused: false };
         let watch = scene.path.as_deref().map(SceneWatch::new);
         log::info!("{}: {} fluid + {} boundary particles", scene.name, scene.state.n_fluid, scene.state.n_boundary());
         let report = Report {
@@ -295,7 +295,7 @@ impl Running {
                 s.diag.wall_clamps,
                 s.diag.non_finite
             );
-            if let Some(w) = ui::overflow_warning(&s) {
+            if let Some(w) = panel::overflow_warning(&s) {
                 log::warn!("frame {}: {w}", s.frame);
             }
             self.report.diagnostics.push(ReportSample::from(&s));
@@ -482,8 +482,8 @@ impl Running {
         let mut actions = Vec::new();
         let mut central = egui::Rect::NOTHING;
         let full = self.egui_ctx.run_ui(raw, |ui| {
-            actions.extend(ui::keys(ui.ctx(), panel, controls, view));
-            actions.extend(ui::show(ui, panel, controls, view, &readout));
+            actions.extend(panel::keys(ui.ctx(), panel, controls, view));
+            actions.extend(panel::show(ui, panel, controls, view, &readout));
             egui::CentralPanel::no_frame().show(ui, |ui| {
                 let rect = ui.max_rect();
                 central = rect;

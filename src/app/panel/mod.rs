@@ -5,8 +5,10 @@
 pub mod history;
 pub mod legend;
 
-use crate::app::driver::{DiagSample, MAX_SUBSTEPS, ProfileSample};
+use crate::app::driver::{DiagSample, ProfileSample};
+use crate::app::render_timer;
 use crate::render::{ColorMode, ViewSettings};
+use crate::scene::limits;
 use crate::sim::SimOptions;
 use crate::sim::layout::{CellOrder, GridLayout};
 use crate::sim::params::SimParams;
@@ -74,7 +76,7 @@ pub struct Readout<'a> {
     pub grid: &'a GridLayout,
     pub timestamps: bool,
     pub profile: Option<&'a ProfileSample>,
-    /// GPU milliseconds of the render passes ([`crate::app::render_timer::PASSES`]) and the
+    /// GPU milliseconds of the render passes ([`render_timer::PASSES`]) and the
     /// frame they were measured on.
     pub render_times: Option<(u64, [f64; 2])>,
     pub latest: Option<&'a DiagSample>,
@@ -187,7 +189,7 @@ fn performance(ui: &mut egui::Ui, r: &Readout) {
                 None => "…".to_string(),
             });
             ui.end_row();
-            for (i, label) in crate::app::render_timer::PASSES.iter().enumerate() {
+            for (i, label) in render_timer::PASSES.iter().enumerate() {
                 ui.monospace(format!("{label} (per frame)"));
                 ui.monospace(match r.render_times {
                     _ if !r.timestamps => "n/a".to_string(),
@@ -279,7 +281,7 @@ fn simulation(ui: &mut egui::Ui, c: &mut Controls, r: &Readout, actions: &mut Ve
             actions.push(Action::Reset);
         }
     });
-    ui.add(egui::Slider::new(&mut c.substeps, 1..=MAX_SUBSTEPS).text("steps per frame"));
+    ui.add(egui::Slider::new(&mut c.substeps, limits::SUBSTEPS.range()).text("steps per frame"));
     let o = &mut c.options;
     ui.add(egui::Slider::new(&mut o.cell_size, 0.5..=2.0).step_by(0.05).text("cell size × h"))
         .on_hover_text(format!("h = {} m; smaller cells search more of them, larger ones hold more particles", r.params.h));
@@ -366,3 +368,4 @@ pub fn keys(ctx: &egui::Context, state: &mut PanelState, controls: &mut Controls
     });
     actions
 }
+
