@@ -13,6 +13,5 @@ pub mod reference;
 pub mod render;
 pub mod scene;
 pub mod sim;
-pub mod ui;
 pub mod validation;
 pub mod wgsl;

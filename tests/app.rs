@@ -96,7 +96,7 @@ fn diagnostics_arrive_on_their_frames_with_the_values_of_that_frame() {
     assert!(got.iter().all(|g| g.2.non_finite == 0));
     assert_eq!(driver.latest.as_ref().map(|s| s.frame), Some(180));
     assert_eq!(driver.history.len(), 3);
-    let warning = rillet::ui::overflow_warning(driver.latest.as_ref().unwrap()).expect("a warning");
+    let warning = rillet::app::panel::overflow_warning(driver.latest.as_ref().unwrap()).expect("a warning");
     assert!(
         warning.starts_with(&format!(
             "cells hold up to {} particles, capacity 6: cell size too large for this density",

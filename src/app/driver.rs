@@ -3,6 +3,7 @@
 //! buffers that are mapped asynchronously. [`Driver::poll`] takes what has arrived without ever
 //! waiting on the GPU. Used by the window loop and, headless, by the tests.
 
+use crate::scene::limits;
 use crate::sim::Sim;
 use crate::sim::params::Diagnostics;
 use crate::sim::profiler::{Profile, ProfileBatch};
@@ -14,8 +15,6 @@ use std::time::{Duration, Instant};
 pub const DIAGNOSTICS_EVERY: u64 = 60;
 /// Frames between two timestamp readbacks.
 pub const TIMESTAMPS_EVERY: u64 = 10;
-/// Most steps one frame may run (the profiler has room for this many).
-pub const MAX_SUBSTEPS: u32 = 32;
 /// How long the diagnostics history keeps samples.
 pub const HISTORY: Duration = Duration::from_secs(300);
 
@@ -73,7 +72,7 @@ impl Driver {
     pub fn new(device: &wgpu::Device, mut sim: Sim, timestamps: bool) -> Self {
         let diag = Readback::new(device, "app.readback.diagnostics", std::mem::size_of::<Diagnostics>() as u64, 3);
         let timestamps = timestamps.then(|| {
-            sim.enable_profiling(MAX_SUBSTEPS);
+            sim.enable_profiling(limits::SUBSTEPS.max);
             Readback::new(device, "app.readback.timestamps", sim.profile_bytes(), 3)
         });
         Self {
@@ -101,7 +100,7 @@ impl Driver {
     /// and readbacks still in flight for the old one are dropped when they arrive.
     pub fn replace_sim(&mut self, mut sim: Sim) {
         if self.timestamps.is_some() {
-            sim.enable_profiling(MAX_SUBSTEPS);
+            sim.enable_profiling(limits::SUBSTEPS.max);
         }
         self.sim = sim;
         self.generation += 1;
@@ -118,12 +117,12 @@ impl Driver {
         self.diag.in_flight() + self.timestamps.as_ref().map_or(0, |t| t.in_flight())
     }
 
-    /// Records the next frame's `steps` steps (at most [`MAX_SUBSTEPS`]) and, on its frames,
+    /// Records the next frame's `steps` steps (at most [`limits::SUBSTEPS`]'s maximum; the profiler has room for that many) and, on its frames,
     /// the readback copies. Call [`Driver::submitted`] after submitting `encoder`.
     pub fn record_frame(&mut self, encoder: &mut wgpu::CommandEncoder, steps: u32) {
         self.frame += 1;
         let frame = self.frame;
-        self.sim.record_steps(encoder, steps.min(MAX_SUBSTEPS));
+        self.sim.record_steps(encoder, steps.min(limits::SUBSTEPS.max));
         if frame.is_multiple_of(DIAGNOSTICS_EVERY) {
             let tag = DiagTag {
                 frame,

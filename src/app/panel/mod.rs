@@ -1,12 +1,18 @@
 //! The egui panel: performance, per-pass GPU times, grid diagnostics with their history, the
 //! live simulation controls and the view settings. The panel only edits [`Controls`] and
 //! [`ViewSettings`] and returns [`Action`]s; the app applies them between frames.
+//!
+//! The controls' ranges are the scene schema's ([`limits`]), so the panel reaches every value a
+//! scene may hold, and showing a value never changes it: only the user's edits are clamped.
+//! The panel is the app's own part: it reads the app's driver and timer types, nothing above.
 
 pub mod history;
 pub mod legend;
 
-use crate::app::driver::{DiagSample, MAX_SUBSTEPS, ProfileSample};
+use crate::app::driver::{DiagSample, ProfileSample};
+use crate::app::render_timer;
 use crate::render::{ColorMode, ViewSettings};
+use crate::scene::limits;
 use crate::sim::SimOptions;
 use crate::sim::layout::{CellOrder, GridLayout};
 use crate::sim::params::SimParams;
@@ -74,7 +80,7 @@ pub struct Readout<'a> {
     pub grid: &'a GridLayout,
     pub timestamps: bool,
     pub profile: Option<&'a ProfileSample>,
-    /// GPU milliseconds of the render passes ([`crate::app::render_timer::PASSES`]) and the
+    /// GPU milliseconds of the render passes ([`render_timer::PASSES`]) and the
     /// frame they were measured on.
     pub render_times: Option<(u64, [f64; 2])>,
     pub latest: Option<&'a DiagSample>,
@@ -187,7 +193,7 @@ fn performance(ui: &mut egui::Ui, r: &Readout) {
                 None => "…".to_string(),
             });
             ui.end_row();
-            for (i, label) in crate::app::render_timer::PASSES.iter().enumerate() {
+            for (i, label) in render_timer::PASSES.iter().enumerate() {
                 ui.monospace(format!("{label} (per frame)"));
                 ui.monospace(match r.render_times {
                     _ if !r.timestamps => "n/a".to_string(),
@@ -279,20 +285,29 @@ fn simulation(ui: &mut egui::Ui, c: &mut Controls, r: &Readout, actions: &mut Ve
             actions.push(Action::Reset);
         }
     });
-    ui.add(egui::Slider::new(&mut c.substeps, 1..=MAX_SUBSTEPS).text("steps per frame"));
+    ui.add(slider(&mut c.substeps, limits::SUBSTEPS).text("steps per frame"));
     let o = &mut c.options;
-    ui.add(egui::Slider::new(&mut o.cell_size, 0.5..=2.0).step_by(0.05).text("cell size × h"))
+    ui.add(slider(&mut o.cell_size, limits::CELL_SIZE).step_by(0.05).text("cell size × h"))
         .on_hover_text(format!("h = {} m; smaller cells search more of them, larger ones hold more particles", r.params.h));
-    ui.add(egui::Slider::new(&mut o.reorder_interval, 0..=64).text("reorder every (steps)")).on_hover_text("0 = never");
+    ui.add(slider(&mut o.reorder_interval, limits::REORDER_INTERVAL).logarithmic(true).text("reorder every (steps)"))
+        .on_hover_text(limits::REORDER_INTERVAL.allowed());
     let mut morton = o.order == CellOrder::Morton;
     if ui.checkbox(&mut morton, "Morton cell order").changed() {
         o.order = if morton { CellOrder::Morton } else { CellOrder::Linear };
     }
     ui.checkbox(&mut o.diagnostics, "grid diagnostics (max per cell, overflows)");
     ui.horizontal(|ui| {
-        ui.add(egui::DragValue::new(&mut o.capacity).range(1..=1_000_000).speed(1.0));
+        ui.add(egui::DragValue::new(&mut o.capacity).range(limits::CAPACITY.range()).clamp_existing_to_range(false).speed(1.0));
         ui.label("cell capacity (particles)");
     });
+}
+
+/// A slider over the range the scene schema allows. Only the user's edits are clamped (and put
+/// on the slider's step): egui's default clamps the value it is shown, which would silently
+/// rewrite an allowed value the slider cannot land on (an interval above its end, a cell size
+/// off its step) as soon as the panel shows it.
+fn slider<T: egui::emath::Numeric + limits::Shown>(value: &mut T, limit: limits::Limit<T>) -> egui::Slider<'_> {
+    egui::Slider::new(value, limit.range()).clamping(egui::SliderClamping::Edits)
 }
 
 fn view_settings(ui: &mut egui::Ui, state: &mut PanelState, view: &mut ViewSettings, r: &Readout, actions: &mut Vec<Action>) {
@@ -365,4 +380,96 @@ pub fn keys(ctx: &egui::Context, state: &mut PanelState, controls: &mut Controls
         }
     });
     actions
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::SimOptions;
+    use glam::Vec3;
+
+    fn params() -> SimParams {
+        SimParams { h: 0.04, dt: 1e-4, sound_speed: 30.0, rest_density: 1000.0, domain_max: [1.0; 3], ..Default::default() }
+    }
+
+    /// Runs the keys and the panel for a few frames, as the app does each frame, in a headless
+    /// context (no window, no GPU); returns the actions asked for.
+    fn run_panel(controls: &mut Controls, view: &mut ViewSettings) -> Vec<Action> {
+        let params = params();
+        let grid = GridLayout::new(Vec3::ZERO, Vec3::ONE, params.h, CellOrder::Morton, u64::MAX).unwrap();
+        let history = VecDeque::new();
+        let readout = Readout {
+            scene_name: "test",
+            scene_file: None,
+            error: None,
+            adapter: "none",
+            fps: 60.0,
+            steps_per_second: 240.0,
+            frame: 1,
+            steps: 4,
+            n_fluid: 100,
+            n_boundary: 50,
+            params: &params,
+            grid: &grid,
+            timestamps: false,
+            profile: None,
+            render_times: None,
+            latest: None,
+            history: &history,
+            screenshots: None,
+        };
+        let ctx = egui::Context::default();
+        let mut state = PanelState::default();
+        let mut actions = Vec::new();
+        for _ in 0..3 {
+            // tall enough that every control is laid out inside the scroll area
+            let screen = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(1280.0, 4000.0));
+            let raw = egui::RawInput { screen_rect: Some(screen), ..Default::default() };
+            let _ = ctx.run_ui(raw, |ui| {
+                actions.extend(keys(ui.ctx(), &mut state, controls, view));
+                actions.extend(show(ui, &mut state, controls, view, &readout));
+            });
+        }
+        actions
+    }
+
+    fn controls(substeps: u32, cell_size: f32, capacity: u32, reorder_interval: u32) -> Controls {
+        let options = SimOptions {
+            cell_size,
+            capacity,
+            reorder_interval,
+            order: CellOrder::Morton,
+            diagnostics: true,
+            workgroup_size: 256,
+            shader_checks: false,
+        };
+        Controls { options, substeps, paused: false }
+    }
+
+    /// Every value the scene schema (and `--substeps`) allows stays as it is when the panel shows
+    /// it: the sliders and drag values only change what the user edits.
+    #[test]
+    fn showing_the_panel_keeps_every_allowed_value() {
+        use limits::{CAPACITY, CELL_SIZE, REORDER_INTERVAL, SUBSTEPS};
+        let cases = [
+            // a reorder interval above the old slider's end (64), the others at their maxima
+            controls(SUBSTEPS.max, CELL_SIZE.max, CAPACITY.max, 100),
+            controls(SUBSTEPS.max, CELL_SIZE.max, CAPACITY.max, REORDER_INTERVAL.max),
+            controls(SUBSTEPS.min, CELL_SIZE.min, CAPACITY.min, REORDER_INTERVAL.min),
+            // off the slider's 0.05 grid
+            controls(7, 0.73, 333, 37),
+        ];
+        for case in cases {
+            for mode in ColorMode::ALL {
+                let mut view = ViewSettings::new(&params(), 16.0 / 9.0);
+                view.color_mode = mode;
+                view.ranges = [(0.1234, 7.6543), (987.65, 1012.3), (-123.45, 4567.8)];
+                let (mut c, mut v) = (case.clone(), view.clone());
+                let actions = run_panel(&mut c, &mut v);
+                assert_eq!(c, case, "the controls changed by being shown ({mode:?})");
+                assert_eq!(v, view, "the view settings changed by being shown");
+                assert!(actions.is_empty(), "{actions:?}");
+            }
+        }
+    }
 }

@@ -1,0 +1,182 @@
+//! What the app does unattended, from the command line: stop after `--frames`, save the
+//! screenshots of `--screenshot`, `--screenshot-at` (into `--screenshot-dir`), ask for the
+//! window sizes of `--resize-at`, and write the `--report` at exit. The tests drive the real
+//! binary this way; keeping it out of the frame loop lets the loop read as the interactive app
+//! it is, and keeps every scripted fact (which frame, which file) in one place.
+
+use super::cli::AppArgs;
+use super::driver::DiagSample;
+use anyhow::Context as _;
+use std::path::PathBuf;
+use winit::window::Window;
+
+/// One diagnostics sample in the report.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct ReportSample {
+    pub frame: u64,
+    pub step: u64,
+    pub max_per_cell: u32,
+    pub overflows: u32,
+    pub wall_clamps: u32,
+    pub non_finite: u32,
+}
+
+impl From<&DiagSample> for ReportSample {
+    fn from(s: &DiagSample) -> Self {
+        Self {
+            frame: s.frame,
+            step: s.step,
+            max_per_cell: s.diag.max_per_cell,
+            overflows: s.diag.overflows,
+            wall_clamps: s.diag.wall_clamps,
+            non_finite: s.diag.non_finite,
+        }
+    }
+}
+
+/// What `--report` writes at exit.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Report {
+    pub adapter: String,
+    pub surface_format: String,
+    pub timestamps: bool,
+    pub n_particles: u32,
+    pub n_fluid: u32,
+    pub frames: u64,
+    pub steps: u64,
+    pub diagnostics: Vec<ReportSample>,
+    /// Frames whose per-pass GPU times arrived.
+    pub profile_frames: Vec<u64>,
+    pub screenshots: Vec<String>,
+    /// Size of the surface at the last frame, in pixels.
+    pub surface_size: [u32; 2],
+    /// The 3D view in pixels: [x0, y0, x1, y1] (the rest of the window is the panel).
+    pub viewport: [f32; 4],
+}
+
+/// The scripted side of a run: the options that script it and the report it keeps.
+pub struct Automation {
+    /// `--frames`: exit after this many.
+    frames: Option<u64>,
+    /// `--screenshot`: the last frame's file.
+    last_shot: Option<PathBuf>,
+    /// `--screenshot-at`: frames saved as `frame-NNNNN.png`.
+    shots_at: Vec<u64>,
+    /// `--screenshot-dir`: where those, and the ones the user asks for, go.
+    shot_dir: PathBuf,
+    /// `--resize-at`: (frame, size) window size requests.
+    resizes: Vec<(u64, (u32, u32))>,
+    /// `--report`: where the report goes at exit.
+    report_path: Option<PathBuf>,
+    report: Report,
+}
+
+impl Automation {
+    /// `header`: the report's fixed part (adapter, surface format, particle counts).
+    pub fn new(args: &AppArgs, header: Report) -> Self {
+        Self {
+            frames: args.frames,
+            last_shot: args.screenshot.clone(),
+            shots_at: args.screenshot_at.clone(),
+            shot_dir: args.screenshot_dir.clone(),
+            resizes: args.resize_at.clone(),
+            report_path: args.report.clone(),
+            report: header,
+        }
+    }
+
+    /// A diagnostics sample arrived.
+    pub fn diagnostics(&mut self, s: &DiagSample) {
+        self.report.diagnostics.push(ReportSample::from(s));
+    }
+
+    /// The per-pass GPU times of `frame` are the latest (counted once per frame).
+    pub fn profile(&mut self, frame: u64) {
+        if self.report.profile_frames.last() != Some(&frame) {
+            self.report.profile_frames.push(frame);
+        }
+    }
+
+    /// Where the screenshot the user asked for (F12, the panel) of frame `next` goes.
+    pub fn asked_shot(&self, next: u64) -> PathBuf {
+        self.shot_dir.join(format!("rillet-frame-{next:05}.png"))
+    }
+
+    /// The scripted screenshot of frame `next` (about to be drawn), if there is one.
+    pub fn scripted_shot(&self, next: u64) -> Option<PathBuf> {
+        match &self.last_shot {
+            Some(path) if self.frames == Some(next) => Some(path.clone()),
+            _ => self.shots_at.contains(&next).then(|| self.shot_dir.join(format!("frame-{next:05}.png"))),
+        }
+    }
+
+    /// A screenshot was recorded (it is written later, off the frame loop).
+    pub fn captured(&mut self, path: &std::path::Path) {
+        self.report.screenshots.push(path.display().to_string());
+    }
+
+    /// The 3D view's rectangle in pixels, [x0, y0, x1, y1], as laid out this frame.
+    pub fn viewport(&mut self, rect: [f32; 4]) {
+        self.report.viewport = rect;
+    }
+
+    /// After frame `frame` was presented: counts it, asks for its scripted window size; true
+    /// when it was the last one `--frames` asked for.
+    pub fn presented(&mut self, window: &Window, frame: u64, steps: u64, surface_size: [u32; 2]) -> bool {
+        self.report.frames = frame;
+        self.report.steps = steps;
+        self.report.surface_size = surface_size;
+        if let Some(&(at, (w, h))) = self.resizes.iter().find(|r| r.0 == frame) {
+            log::info!("frame {at}: asking for a {w}x{h} window");
+            let _ = window.request_inner_size(winit::dpi::PhysicalSize::new(w, h));
+        }
+        let done = self.frames.is_some_and(|n| frame >= n);
+        if done {
+            log::info!("{frame} frames done: exiting");
+        }
+        done
+    }
+
+    /// At exit: writes the report, when one was asked for.
+    pub fn write_report(&self) -> anyhow::Result<()> {
+        if let Some(path) = &self.report_path {
+            let text = serde_json::to_string_pretty(&self.report)?;
+            std::fs::write(path, text).with_context(|| format!("cannot write the report {}", path.display()))?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn automation(args: AppArgs) -> Automation {
+        Automation::new(&args, Report::default())
+    }
+
+    #[test]
+    fn scripted_shots_land_on_their_frames() {
+        let a = automation(AppArgs {
+            frames: Some(240),
+            screenshot: Some("last.png".into()),
+            screenshot_at: vec![120, 240],
+            screenshot_dir: "shots".into(),
+            ..Default::default()
+        });
+        assert_eq!(a.scripted_shot(119), None);
+        assert_eq!(a.scripted_shot(120), Some(PathBuf::from("shots/frame-00120.png")));
+        // the last frame's file wins over the folder's
+        assert_eq!(a.scripted_shot(240), Some(PathBuf::from("last.png")));
+        assert_eq!(a.asked_shot(7), PathBuf::from("shots/rillet-frame-00007.png"));
+    }
+
+    #[test]
+    fn profile_frames_are_counted_once() {
+        let mut a = automation(AppArgs::default());
+        for f in [10, 10, 20, 20, 20, 30] {
+            a.profile(f);
+        }
+        assert_eq!(a.report.profile_frames, vec![10, 20, 30]);
+    }
+}

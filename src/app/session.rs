@@ -1,0 +1,145 @@
+//! The running scene: the scene as loaded, its simulation (through the [`Driver`]), the file
+//! watch, and the panel's [`Controls`]. Everything that replaces or changes the simulation goes
+//! through here, between frames: a reload (by hand or when the file changes), a reset, new
+//! options. A failure never ends the run: the old scene or options keep running and the error
+//! is kept for the panel.
+
+use super::driver::Driver;
+use super::panel::Controls;
+use super::watch::SceneWatch;
+use crate::gpu::Gpu;
+use crate::scene::Scene;
+use crate::scene::setup;
+use crate::sim::InitialState;
+use crate::sim::Sim;
+use anyhow::Context as _;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// A scene as loaded, with its initial state (kept for resets).
+pub struct LoadedScene {
+    pub scene: Scene,
+    /// What the panel and the log call it (the file, or "… (built in)").
+    pub name: String,
+    /// The file, when the scene came from one.
+    pub path: Option<PathBuf>,
+    pub state: InitialState,
+}
+
+impl LoadedScene {
+    pub fn load(path: Option<&std::path::Path>) -> Result<Self, crate::scene::SceneError> {
+        let (scene, name) = crate::scene::load_or_default(path)?;
+        let state = setup::build(&scene);
+        Ok(Self { scene, name, path: path.map(|p| p.to_path_buf()), state })
+    }
+}
+
+/// A new scene replaced the running one.
+pub struct Reloaded {
+    /// Its domain differs from the old one's (the camera frames it again).
+    pub domain_changed: bool,
+}
+
+/// The running scene and its simulation, changed only between frames.
+pub struct Session {
+    pub scene: LoadedScene,
+    pub driver: Driver,
+    /// What the panel edits; the options are applied by [`Session::apply_options`].
+    pub controls: Controls,
+    /// The last failed reload or option change, shown in the panel.
+    pub error: Option<String>,
+    watch: Option<SceneWatch>,
+    /// One step was asked for while paused.
+    step_once: bool,
+}
+
+impl Session {
+    /// Starts `scene` with its own options and `substeps` steps per frame.
+    pub fn new(gpu: &Gpu, scene: LoadedScene, substeps: u32) -> anyhow::Result<Self> {
+        let options = setup::sim_options(&scene.scene);
+        let sim =
+            Sim::new(gpu, &scene.state, options.clone()).with_context(|| format!("{}: the scene does not fit this device", scene.name))?;
+        let driver = Driver::new(&gpu.device, sim, gpu.has_timestamps());
+        let controls = Controls { options, substeps, paused: false };
+        let watch = scene.path.as_deref().map(SceneWatch::new);
+        log::info!("{}: {} fluid + {} boundary particles", scene.name, scene.state.n_fluid, scene.state.n_boundary());
+        Ok(Self { scene, driver, controls, error: None, watch, step_once: false })
+    }
+
+    /// When the file watch wants to look next (for a sleeping event loop).
+    pub fn wake_at(&self) -> Instant {
+        self.watch.as_ref().map_or(Instant::now() + Duration::from_secs(1), |w| w.next_check())
+    }
+
+    /// Reloads the scene when its file changed (checked at most twice a second).
+    pub fn check_file(&mut self, gpu: &Gpu) -> Option<Reloaded> {
+        if self.watch.as_mut().is_some_and(|w| w.changed()) {
+            log::info!("{} changed on disk: reloading", self.scene.name);
+            return self.reload(gpu);
+        }
+        None
+    }
+
+    /// Reads the scene again; on any error the running scene stays and the error is shown.
+    pub fn reload(&mut self, gpu: &Gpu) -> Option<Reloaded> {
+        let loaded = match LoadedScene::load(self.scene.path.as_deref()) {
+            Ok(l) => l,
+            Err(e) => {
+                log::error!("{e}");
+                self.error = Some(format!("reload failed, the previous scene keeps running: {e}"));
+                return None;
+            }
+        };
+        let options = setup::sim_options(&loaded.scene);
+        match Sim::new(gpu, &loaded.state, options.clone()) {
+            Ok(sim) => {
+                let (old, new) = (self.driver.sim().params(), sim.params());
+                let domain_changed = new.domain_min != old.domain_min || new.domain_max != old.domain_max;
+                self.driver.replace_sim(sim);
+                self.controls.options = options;
+                log::info!("{}: reloaded, {} fluid + {} boundary particles", loaded.name, loaded.state.n_fluid, loaded.state.n_boundary());
+                self.scene = loaded;
+                self.error = None;
+                Some(Reloaded { domain_changed })
+            }
+            Err(e) => {
+                log::error!("{}: {e}", loaded.name);
+                self.error = Some(format!("reload failed, the previous scene keeps running: {}: {e}", loaded.name));
+                None
+            }
+        }
+    }
+
+    /// Back to the scene's initial state, with the options in force.
+    pub fn reset(&mut self, gpu: &Gpu) {
+        match Sim::new(gpu, &self.scene.state, self.controls.options.clone()) {
+            Ok(sim) => self.driver.replace_sim(sim),
+            Err(e) => self.error = Some(format!("reset failed: {e}")),
+        }
+    }
+
+    /// Runs one step on the next frame (while paused).
+    pub fn step_once(&mut self) {
+        self.step_once = true;
+    }
+
+    /// Applies the panel's simulation options between frames (particles are kept).
+    pub fn apply_options(&mut self) {
+        if self.controls.options == *self.driver.sim().options() {
+            return;
+        }
+        if let Err(e) = self.driver.sim_mut().set_options(self.controls.options.clone()) {
+            log::warn!("options not applied: {e}");
+            self.error = Some(format!("options not applied: {e}"));
+            self.controls.options = self.driver.sim().options().clone();
+        }
+    }
+
+    /// Records the next frame's steps (none while paused, unless one was asked for); returns
+    /// how many.
+    pub fn record_frame(&mut self, encoder: &mut wgpu::CommandEncoder) -> u32 {
+        let steps = if self.controls.paused { std::mem::take(&mut self.step_once) as u32 } else { self.controls.substeps };
+        self.driver.record_frame(encoder, steps);
+        steps
+    }
+}

@@ -1,0 +1,250 @@
+//! The app's content: the running scene ([`Session`]), its 3D view ([`SceneView`]), the panel,
+//! and what the command line scripts ([`Automation`]), put together as the [`Content`] the
+//! shell draws. This is where a frame's parts meet: the readbacks that arrived are logged and
+//! reported, the panel's actions are applied between frames, and screenshots are taken from the
+//! finished frame.
+
+use super::automation::{Automation, Report};
+use super::cli::AppArgs;
+use super::driver::DiagSample;
+use super::panel::{self, Action, PanelState, Readout};
+use super::screenshot::Screenshots;
+use super::session::{LoadedScene, Reloaded, Session};
+use super::shell::{Content, Flow, Host};
+use super::view::SceneView;
+use crate::gpu::Gpu;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// The window's title for a scene.
+pub fn title(scene_name: &str) -> String {
+    format!("Rillet — {scene_name}")
+}
+
+/// Frames and steps per second over about the last second.
+struct Rate {
+    since: Instant,
+    frames: u32,
+    steps: u64,
+    fps: f32,
+    sps: f32,
+}
+
+impl Rate {
+    fn new() -> Self {
+        Self { since: Instant::now(), frames: 0, steps: 0, fps: 0.0, sps: 0.0 }
+    }
+    fn tick(&mut self, steps: u32) {
+        self.frames += 1;
+        self.steps += steps as u64;
+        let dt = self.since.elapsed().as_secs_f32();
+        if dt >= 1.0 {
+            self.fps = self.frames as f32 / dt;
+            self.sps = self.steps as f32 / dt;
+            *self = Self { since: Instant::now(), frames: 0, steps: 0, ..*self };
+        }
+    }
+}
+
+/// The app's content: the parts of a frame, each in its own type.
+pub struct Viewer {
+    session: Session,
+    view: SceneView,
+    panel: PanelState,
+    automation: Automation,
+    screenshots: Screenshots,
+    /// The last screenshot asked for, or why there is none (shown in the panel).
+    screenshot_note: Option<String>,
+    rate: Rate,
+    /// This frame's: what the panel asked for, the steps recorded, the screenshot to take.
+    actions: Vec<Action>,
+    steps: u32,
+    shot: Option<PathBuf>,
+}
+
+impl Viewer {
+    pub fn new(host: &Host, args: &AppArgs, scene: LoadedScene) -> anyhow::Result<Self> {
+        let (gpu, surface) = (host.gpu, host.surface);
+        let session = Session::new(gpu, scene, args.substeps)?;
+        let size = host.window.inner_size();
+        let view = SceneView::new(gpu, surface.scene_format, session.driver.sim().params(), [size.width, size.height]);
+        let state = &session.scene.state;
+        let header = Report {
+            adapter: gpu.describe(),
+            surface_format: format!("{:?}", surface.config.format),
+            timestamps: gpu.has_timestamps(),
+            n_particles: state.n_particles(),
+            n_fluid: state.n_fluid,
+            ..Default::default()
+        };
+        Ok(Self {
+            session,
+            view,
+            panel: PanelState::default(),
+            automation: Automation::new(args, header),
+            screenshots: Screenshots::default(),
+            screenshot_note: None,
+            rate: Rate::new(),
+            actions: Vec::new(),
+            steps: 0,
+            shot: None,
+        })
+    }
+
+    /// A diagnostics sample arrived: into the log (with its warning, if any) and the report.
+    fn arrived(&mut self, s: &DiagSample) {
+        log::info!(
+            "diagnostics of frame {} (step {}): max per cell {}, overflows {}, wall clamps {}, non-finite {}",
+            s.frame,
+            s.step,
+            s.diag.max_per_cell,
+            s.diag.overflows,
+            s.diag.wall_clamps,
+            s.diag.non_finite
+        );
+        if let Some(w) = panel::overflow_warning(s) {
+            log::warn!("frame {}: {w}", s.frame);
+        }
+        self.automation.diagnostics(s);
+    }
+
+    fn check_scene_file(&mut self, host: &Host) {
+        if let Some(r) = self.session.check_file(host.gpu) {
+            self.replaced(host, r);
+        }
+    }
+
+    /// A reload replaced the scene: the view and the title follow.
+    fn replaced(&mut self, host: &Host, r: Reloaded) {
+        self.view.scene_replaced(self.session.driver.sim().params(), r.domain_changed);
+        host.window.set_title(&title(&self.session.scene.name));
+    }
+
+    /// Applies the panel's actions of this frame, before the frame `next` is recorded.
+    fn apply_actions(&mut self, host: &Host, next: u64) {
+        for a in std::mem::take(&mut self.actions) {
+            match a {
+                Action::Step => self.session.step_once(),
+                Action::Reset => self.session.reset(host.gpu),
+                Action::Reload => {
+                    if let Some(r) = self.session.reload(host.gpu) {
+                        self.replaced(host, r);
+                    }
+                }
+                Action::ResetCamera => self.view.reframe(),
+                Action::Screenshot => self.shot = Some(self.automation.asked_shot(next)),
+            }
+        }
+    }
+}
+
+impl Content for Viewer {
+    fn poll(&mut self, host: &Host) {
+        for s in self.session.driver.poll(&host.gpu.device) {
+            self.arrived(&s);
+        }
+        if let Some(p) = &self.session.driver.profile {
+            self.automation.profile(p.frame);
+        }
+        self.view.poll();
+        self.screenshots.poll();
+        self.check_scene_file(host);
+    }
+
+    fn idle(&mut self, host: &Host) -> Instant {
+        let wake = self.session.wake_at();
+        self.check_scene_file(host);
+        wake
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, host: &Host) {
+        let Session { scene, driver, controls, error, .. } = &mut self.session;
+        let sim = driver.sim();
+        let readout = Readout {
+            scene_name: &scene.name,
+            scene_file: scene.path.as_deref().and_then(|p| p.to_str()),
+            error: error.as_deref(),
+            adapter: &host.gpu.info.name,
+            fps: self.rate.fps,
+            steps_per_second: self.rate.sps,
+            frame: driver.frame(),
+            steps: sim.steps(),
+            n_fluid: sim.n_fluid(),
+            n_boundary: sim.n_particles() - sim.n_fluid(),
+            params: sim.params(),
+            grid: sim.grid(),
+            timestamps: host.gpu.has_timestamps(),
+            profile: driver.profile.as_ref(),
+            render_times: self.view.render_times(),
+            latest: driver.latest.as_ref(),
+            history: &driver.history,
+            screenshots: self.screenshot_note.as_deref(),
+        };
+        let settings = &mut self.view.settings;
+        self.actions.extend(panel::keys(ui.ctx(), &mut self.panel, controls, settings));
+        self.actions.extend(panel::show(ui, &mut self.panel, controls, settings, &readout));
+        let viewport = self.view.input(ui, host.surface.size());
+        self.automation.viewport(viewport);
+    }
+
+    fn record(&mut self, host: &Host, encoder: &mut wgpu::CommandEncoder, target: &wgpu::TextureView) {
+        // the panel's changes, between frames
+        let next = self.session.driver.frame() + 1;
+        self.apply_actions(host, next);
+        self.view.frame_if_asked(self.session.driver.sim().params());
+        self.session.apply_options();
+        if let Some(path) = self.automation.scripted_shot(next) {
+            self.shot = Some(path);
+        }
+        // the steps, then the scene pass
+        self.steps = self.session.record_frame(encoder);
+        let driver = &self.session.driver;
+        self.view.record(host.gpu, encoder, target, host.surface.size(), driver.sim(), driver.frame());
+    }
+
+    fn overlay_timestamps(&self) -> Option<wgpu::RenderPassTimestampWrites<'_>> {
+        self.view.overlay_timestamps(self.session.driver.frame())
+    }
+
+    fn record_after_overlay(&mut self, host: &Host, encoder: &mut wgpu::CommandEncoder, texture: &wgpu::Texture) {
+        self.view.record_times(encoder, self.session.driver.frame());
+        let Some(path) = self.shot.take() else { return };
+        if host.surface.capture {
+            self.screenshots.record(&host.gpu.device, encoder, texture, path.clone());
+            self.automation.captured(&path);
+            self.screenshot_note = Some(format!("saving {}", path.display()));
+        } else {
+            self.screenshot_note = Some("screenshots are unavailable: this surface cannot be copied from".into());
+        }
+    }
+
+    fn submitted(&mut self) {
+        self.session.driver.submitted();
+        self.view.submitted();
+        self.screenshots.submitted();
+    }
+
+    fn presented(&mut self, host: &Host) -> Flow {
+        self.rate.tick(self.steps);
+        let driver = &self.session.driver;
+        let done = self.automation.presented(host.window, driver.frame(), driver.sim().steps(), host.surface.size());
+        if done { Flow::Exit } else { Flow::Continue }
+    }
+
+    /// Waits (bounded) for the readbacks in flight and the screenshots, writes the report.
+    fn finish(&mut self, gpu: &Gpu) -> anyhow::Result<()> {
+        // the readbacks still in flight complete within a frame or two; take them for the report
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while self.session.driver.in_flight() > 0 && Instant::now() < deadline {
+            let _ = gpu.device.poll(wgpu::PollType::Wait { submission_index: None, timeout: Some(Duration::from_millis(100)) });
+            for s in self.session.driver.poll(&gpu.device) {
+                self.automation.diagnostics(&s);
+            }
+        }
+        self.screenshots.finish(&gpu.device, Duration::from_secs(60));
+        if let Some(e) = self.screenshots.errors.first() {
+            anyhow::bail!("{e}");
+        }
+        self.automation.write_report()
+    }
+}
