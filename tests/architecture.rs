@@ -38,7 +38,9 @@ fn uses(text: &str) -> BTreeSet<String> {
         let mut rest = code;
         while let Some(at) = rest.find("crate::") {
             let name: String = rest[at + 7..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
-            out.insert(name);
+            if !name.is_empty() {
+                out.insert(name);
+            }
             rest = &rest[at + 7..];
         }
         // `use crate::{a, b}` lists
