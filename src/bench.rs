@@ -111,7 +111,7 @@ pub fn run(
     variant: &str,
     mut progress: impl FnMut(u32, u32),
 ) -> anyhow::Result<BenchResult> {
-    let state = setup::build(scene);
+    let state = setup::build_checked(scene, gpu)?;
     let mut sim = Sim::new(gpu, &state, options)?;
     let total = cfg.warmup + cfg.steps;
     let mut done = 0;
@@ -276,7 +276,7 @@ pub struct AllPairsResult {
 
 pub fn all_pairs(gpu: &Gpu, scene: &Scene, options: SimOptions, repeats: u32) -> anyhow::Result<AllPairsResult> {
     anyhow::ensure!(gpu.has_timestamps(), "the all-pairs comparison needs timestamp queries");
-    let state = setup::build(scene);
+    let state = setup::build_checked(scene, gpu)?;
     let sim = Sim::new(gpu, &state, options.clone())?;
     let (_, ms) = sim.all_pairs_density(repeats)?;
     let grid = run(gpu, scene, options, &BenchConfig { warmup: 5, steps: 20, batch: 10 }, "grid", |_, _| {})?;

@@ -195,7 +195,7 @@ pub fn set_block_velocities(scene: &Scene, state: &mut InitialState, velocities:
 /// Runs `scene` for `cfg.steps` steps, probing every `cfg.every`; with `out`, writes
 /// probes.csv (as it goes), profile.csv and run.json there.
 pub fn run_scene(gpu: &Gpu, scene: &Scene, scene_label: &str, cfg: &RunConfig, out: Option<&Path>) -> anyhow::Result<RunResult> {
-    let mut state = setup::build(scene);
+    let mut state = setup::build_checked(scene, gpu).with_context(|| format!("{scene_label}: the scene does not fit this device"))?;
     set_block_velocities(scene, &mut state, &cfg.velocities)?;
     let mut sim = Sim::new(gpu, &state, crate::scene::setup::sim_options(scene))
         .with_context(|| format!("{scene_label}: the scene does not fit this device"))?;

@@ -35,15 +35,15 @@ pub mod watch;
 
 pub use cli::AppArgs;
 
-use session::LoadedScene;
+use session::SceneFile;
 use shell::WindowSpec;
 use viewer::Viewer;
 
 /// Opens the window and runs until it is closed (or `--frames` are done).
 pub fn run(args: AppArgs) -> anyhow::Result<()> {
     // the scene first: a bad file is reported (exit code 2) before any window opens
-    let scene = LoadedScene::load(args.scene.as_deref())?;
+    let scene = SceneFile::load(args.scene.as_deref())?;
     log::info!("rillet {} (pid {})", env!("CARGO_PKG_VERSION"), std::process::id());
-    let spec = WindowSpec { title: viewer::title(&scene.name), size: args.size, vsync: !args.no_vsync };
+    let spec = WindowSpec { title: viewer::title(&scene.title()), size: args.size, vsync: !args.no_vsync };
     shell::run(spec, move |host| Viewer::new(host, &args, scene))
 }

@@ -16,21 +16,52 @@ use anyhow::Context as _;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+/// A scene file as read and validated (no particle built yet).
+pub struct SceneFile {
+    pub scene: Scene,
+    /// The file, or "… (built in)", for messages.
+    pub name: String,
+    /// The file, when the scene came from one.
+    pub path: Option<PathBuf>,
+}
+
+impl SceneFile {
+    pub fn load(path: Option<&std::path::Path>) -> Result<Self, crate::scene::SceneError> {
+        let (scene, name) = crate::scene::load_or_default(path)?;
+        Ok(Self { scene, name, path: path.map(|p| p.to_path_buf()) })
+    }
+
+    /// The scene's own `name` with its file, for the title bar and the panel.
+    pub fn title(&self) -> String {
+        if self.scene.name.is_empty() { self.name.clone() } else { format!("{} — {}", self.scene.name, self.name) }
+    }
+}
+
 /// A scene as loaded, with its initial state (kept for resets).
 pub struct LoadedScene {
     pub scene: Scene,
-    /// What the panel and the log call it (the file, or "… (built in)").
+    /// What the log calls it (the file, or "… (built in)").
     pub name: String,
+    /// The scene's `name` and its file: the title bar and the panel show this.
+    pub title: String,
     /// The file, when the scene came from one.
     pub path: Option<PathBuf>,
     pub state: InitialState,
 }
 
 impl LoadedScene {
-    pub fn load(path: Option<&std::path::Path>) -> Result<Self, crate::scene::SceneError> {
-        let (scene, name) = crate::scene::load_or_default(path)?;
-        let state = setup::build(&scene);
-        Ok(Self { scene, name, path: path.map(|p| p.to_path_buf()), state })
+    /// Builds the initial state, refusing (before allocating it) a scene that the device or the
+    /// host's memory cannot hold.
+    pub fn build(file: SceneFile, gpu: &Gpu) -> Result<Self, setup::SetupError> {
+        let state = setup::build_checked(&file.scene, gpu)?;
+        let title = file.title();
+        Ok(Self { scene: file.scene, name: file.name, title, path: file.path, state })
+    }
+
+    pub fn load(path: Option<&std::path::Path>, gpu: &Gpu) -> anyhow::Result<Self> {
+        let file = SceneFile::load(path)?;
+        let name = file.name.clone();
+        Self::build(file, gpu).with_context(|| format!("{name}: the scene does not fit this device"))
     }
 }
 
@@ -82,11 +113,11 @@ impl Session {
 
     /// Reads the scene again; on any error the running scene stays and the error is shown.
     pub fn reload(&mut self, gpu: &Gpu) -> Option<Reloaded> {
-        let loaded = match LoadedScene::load(self.scene.path.as_deref()) {
+        let loaded = match LoadedScene::load(self.scene.path.as_deref(), gpu) {
             Ok(l) => l,
             Err(e) => {
-                log::error!("{e}");
-                self.error = Some(format!("reload failed, the previous scene keeps running: {e}"));
+                log::error!("{e:#}");
+                self.error = Some(format!("reload failed, the previous scene keeps running: {e:#}"));
                 return None;
             }
         };

@@ -9,10 +9,11 @@ use super::cli::AppArgs;
 use super::driver::DiagSample;
 use super::panel::{self, Action, PanelState, Readout};
 use super::screenshot::Screenshots;
-use super::session::{LoadedScene, Reloaded, Session};
+use super::session::{LoadedScene, Reloaded, SceneFile, Session};
 use super::shell::{Content, Flow, Host};
 use super::view::SceneView;
 use crate::gpu::Gpu;
+use anyhow::Context as _;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -63,8 +64,10 @@ pub struct Viewer {
 }
 
 impl Viewer {
-    pub fn new(host: &Host, args: &AppArgs, scene: LoadedScene) -> anyhow::Result<Self> {
+    pub fn new(host: &Host, args: &AppArgs, file: SceneFile) -> anyhow::Result<Self> {
         let (gpu, surface) = (host.gpu, host.surface);
+        let name = file.name.clone();
+        let scene = LoadedScene::build(file, gpu).with_context(|| format!("{name}: the scene does not fit this device"))?;
         let session = Session::new(gpu, scene, args.substeps)?;
         let size = host.window.inner_size();
         let view = SceneView::new(gpu, surface.scene_format, session.driver.sim().params(), [size.width, size.height]);
@@ -117,7 +120,7 @@ impl Viewer {
     /// A reload replaced the scene: the view and the title follow.
     fn replaced(&mut self, host: &Host, r: Reloaded) {
         self.view.scene_replaced(self.session.driver.sim().params(), r.domain_changed);
-        host.window.set_title(&title(&self.session.scene.name));
+        host.window.set_title(&title(&self.session.scene.title));
     }
 
     /// Applies the panel's actions of this frame, before the frame `next` is recorded.
@@ -161,7 +164,7 @@ impl Content for Viewer {
         let Session { scene, driver, controls, error, .. } = &mut self.session;
         let sim = driver.sim();
         let readout = Readout {
-            scene_name: &scene.name,
+            scene_name: &scene.title,
             scene_file: scene.path.as_deref().and_then(|p| p.to_str()),
             error: error.as_deref(),
             adapter: &host.gpu.info.name,

@@ -77,6 +77,26 @@ pub const VISCOSITY: Limit<f32> = Limit::closed(0.0, 10.0, "");
 pub const GRAVITY: Limit<f32> = Limit::closed(-1000.0, 1000.0, "m/s²");
 pub const DT: Limit<f32> = Limit::above(0.0, 0.1, "s");
 
+/// A scene holds at most this many fluid blocks.
+pub const MAX_FLUID_BLOCKS: usize = 10_000;
+
+/// Largest CFL number dt·c/h a scene may ask for: beyond it sound crosses more than the support
+/// radius in one step and no explicit step is stable.
+pub const CFL_MAX: f64 = 1.0;
+/// The CFL number recommended for weakly compressible SPH (Monaghan); the panel warns above it.
+pub const CFL_RECOMMENDED: f64 = 0.4;
+/// Largest dt / √(h/|g|) a scene may ask for: at 1, gravity carries a particle from rest half
+/// the support radius in one step.
+pub const FORCE_MAX: f64 = 1.0;
+/// Monaghan's force condition, dt ≤ 0.25·√(h/|a|), with gravity as the acceleration.
+pub const FORCE_RECOMMENDED: f64 = 0.25;
+/// The spacing must be at least this many times the gap between neighbouring 32-bit positions
+/// at the scene's farthest coordinate (so motions of a fraction of the spacing are resolved).
+pub const POSITION_RESOLUTION: f64 = 256.0;
+/// Smallest particle mass (kg), and the inverse of the largest kernel normalisation (m³), that
+/// 32-bit floats carry with room for the products of a step.
+pub const F32_SMALLEST_SAFE: f64 = 1e-30;
+
 // grid (live: the panel changes these)
 pub const CELL_SIZE: Limit<f32> = Limit::closed(0.5, 2.0, "× h (the support radius)");
 pub const CAPACITY: Limit<u32> = Limit::closed(1, 1_000_000, "particles");

@@ -22,6 +22,9 @@ pub enum SceneError {
     /// The file could not be read.
     #[error("{file}: cannot read the scene: {source}")]
     Io { file: String, source: std::io::Error },
+    /// The file is not UTF-8 text.
+    #[error("{file}: not UTF-8 text: invalid byte at offset {offset} ({hint})")]
+    Encoding { file: String, offset: usize, hint: &'static str },
     /// The text is not a scene: a RON syntax error, an unknown or missing field, a wrong type.
     #[error("{file}:{line}:{column}: {message}")]
     Syntax { file: String, line: usize, column: usize, message: String },
@@ -33,6 +36,16 @@ pub enum SceneError {
 impl Scene {
     /// Parses and validates a scene; `file` is only used in error messages.
     pub fn parse(text: &str, file: &str) -> Result<Scene, SceneError> {
+        // a UTF-8 byte-order mark (some editors write one) is not part of the text
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        if let Some((line, column, literal)) = number_beyond_f32(text) {
+            return Err(SceneError::Syntax {
+                file: file.to_owned(),
+                line,
+                column,
+                message: format!("`{literal}` is beyond what a 32-bit float holds (at most ±3.4e38, and no smaller than 1e-38 unless 0)"),
+            });
+        }
         let options = ron::Options::default()
             .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME | ron::extensions::Extensions::UNWRAP_NEWTYPES);
         let scene: Scene = options.from_str(text).map_err(|e| SceneError::Syntax {
@@ -48,7 +61,16 @@ impl Scene {
     /// Reads, parses and validates a scene file.
     pub fn load(path: &std::path::Path) -> Result<Scene, SceneError> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| SceneError::Io { file: file.clone(), source })?;
+        let bytes = std::fs::read(path).map_err(|source| SceneError::Io { file: file.clone(), source })?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            let bytes = e.as_bytes();
+            let utf16 = bytes.starts_with(&[0xff, 0xfe]) || bytes.starts_with(&[0xfe, 0xff]);
+            SceneError::Encoding {
+                file: file.clone(),
+                offset: e.utf8_error().valid_up_to(),
+                hint: if utf16 { "the file is UTF-16: save it as UTF-8" } else { "save the scene as UTF-8 text" },
+            }
+        })?;
         Self::parse(&text, &file)
     }
 
@@ -56,6 +78,54 @@ impl Scene {
     pub fn default_scene() -> Scene {
         Self::parse(DEFAULT_SCENE, DEFAULT_SCENE_PATH).expect("the built-in default scene is valid")
     }
+}
+
+/// The first number literal (outside comments and strings) that a 32-bit float cannot hold — too
+/// large (it would read as infinity) or so small it is not a normal number — as (line, column,
+/// the literal as written).
+fn number_beyond_f32(text: &str) -> Option<(usize, usize, String)> {
+    let b = text.as_bytes();
+    let (mut i, mut line, mut line_start) = (0, 1, 0);
+    while i < b.len() {
+        let c = b[i];
+        if c == b'\n' {
+            line += 1;
+            line_start = i + 1;
+            i += 1;
+        } else if text[i..].starts_with("//") {
+            i = text[i..].find('\n').map_or(b.len(), |k| i + k);
+        } else if text[i..].starts_with("/*") {
+            let end = text[i + 2..].find("*/").map_or(b.len(), |k| i + 2 + k + 2);
+            for (k, &ch) in b[i..end].iter().enumerate() {
+                if ch == b'\n' {
+                    line += 1;
+                    line_start = i + k + 1;
+                }
+            }
+            i = end;
+        } else if c == b'"' {
+            i += 1;
+            while i < b.len() && b[i] != b'"' {
+                i += if b[i] == b'\\' { 2 } else { 1 };
+            }
+            i += 1;
+        } else if c.is_ascii_digit() && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_')) {
+            let start = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'.' || b[i] == b'_' || ((b[i] == b'-' || b[i] == b'+') && matches!(b[i - 1], b'e' | b'E'))) {
+                i += 1;
+            }
+            let literal = &text[start..i];
+            if let Ok(v) = literal.replace('_', "").parse::<f64>() {
+                let a = v.abs();
+                if a > f32::MAX as f64 || (a > 0.0 && a < f32::MIN_POSITIVE as f64) {
+                    return Some((line, start - line_start + 1, literal.to_owned()));
+                }
+            }
+        } else {
+            i += 1;
+        }
+    }
+    None
 }
 
 /// RON's message, reworded for the errors users make most.
@@ -117,6 +187,90 @@ mod tests {
     /// MINIMAL with `extra` appended inside the outer parentheses.
     fn with(extra: &str) -> String {
         format!("{}, {extra})", &MINIMAL[..MINIMAL.len() - 1])
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_accepted() {
+        let scene = Scene::parse(&format!("\u{feff}{MINIMAL}"), "t.ron").unwrap();
+        assert_eq!(scene.fluid.len(), 1);
+    }
+
+    #[test]
+    fn numbers_beyond_f32_are_quoted_as_written() {
+        let e = Scene::parse(&with("physics: (dt: 1e39)"), "t.ron").unwrap_err().to_string();
+        assert!(e.starts_with("t.ron:1:") && e.contains("`1e39` is beyond what a 32-bit float holds"), "{e}");
+        let e = Scene::parse(&with("physics: (spacing: 1e-45)"), "t.ron").unwrap_err().to_string();
+        assert!(e.contains("`1e-45`"), "{e}");
+        // comments and names are not numbers
+        Scene::parse(&format!("// 1e99 in a comment\n/* 1e40 */ {MINIMAL}"), "t.ron").unwrap();
+    }
+
+    #[test]
+    fn files_that_are_not_utf8_name_the_byte() {
+        let dir = std::env::temp_dir().join(format!("rillet-enc-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let latin1 = dir.join("latin1.ron");
+        let mut bytes = b"(name: \"caf".to_vec();
+        bytes.push(0xe9);
+        bytes.extend_from_slice(b"\", domain: (min: (0,0,0), max: (1,1,1)), fluid: [])");
+        std::fs::write(&latin1, &bytes).unwrap();
+        let e = Scene::load(&latin1).unwrap_err().to_string();
+        assert!(e.contains("latin1.ron: not UTF-8 text: invalid byte at offset 11"), "{e}");
+        let utf16 = dir.join("utf16.ron");
+        let mut bytes = vec![0xff, 0xfe];
+        bytes.extend(MINIMAL.encode_utf16().flat_map(|u| u.to_le_bytes()));
+        std::fs::write(&utf16, &bytes).unwrap();
+        let e = Scene::load(&utf16).unwrap_err().to_string();
+        assert!(e.contains("the file is UTF-16"), "{e}");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn unstable_steps_are_refused_with_the_largest_stable_dt() {
+        // c = 50 m/s, h = 0.04 m: CFL 1 allows dt up to 8e-4 s, 0.4 is recommended (3.2e-4 s)
+        let (field, value, allowed, _) = invalid(&with("physics: (pressure: SpeedOfSound(50), dt: 0.001)"));
+        assert_eq!((field.as_str(), value.as_str()), ("physics.dt", "0.001"));
+        assert!(allowed.starts_with("(0, 8.0000e-4] s") && allowed.contains("CFL") && allowed.contains("3.2000e-4 s"), "{allowed}");
+        Scene::parse(&with("physics: (pressure: SpeedOfSound(50), dt: 0.0008)"), "t.ron").unwrap();
+        // the small drop with dt = 0.1 (CFL 63)
+        let (field, ..) = invalid(&with("physics: (dt: 0.1)"));
+        assert_eq!(field, "physics.dt");
+        // h = 0.04 m, |g| = 1000: dt ≤ √(4e-5) = 6.3e-3 s
+        let (field, _, allowed, _) = invalid(&with("physics: (pressure: SpeedOfSound(1), gravity: (0, -1000, 0), dt: 0.007)"));
+        assert_eq!(field, "physics.dt");
+        assert!(allowed.contains("force condition"), "{allowed}");
+    }
+
+    #[test]
+    fn precision_f32_cannot_carry_is_refused() {
+        let far = "(domain: (min: (1000000, 0, 0), max: (1000001, 1, 1)), fluid: [(min: (1000000, 0, 0), max: (1000000.2, 0.2, 0.2))])";
+        let (field, _, allowed, _) = invalid(far);
+        assert_eq!(field, "physics.spacing");
+        assert!(allowed.contains("32-bit positions"), "{allowed}");
+        let tiny = "(domain: (min: (0, 0, 0), max: (1e-29, 1e-29, 1e-29)), fluid: [(min: (0, 0, 0), max: (1e-29, 1e-29, 1e-29))], physics: (spacing: 1e-31))";
+        let (field, _, allowed, _) = invalid(tiny);
+        assert_eq!(field, "physics.spacing");
+        assert!(allowed.contains("particle mass"), "{allowed}");
+    }
+
+    #[test]
+    fn many_blocks_load_fast_and_too_many_are_refused() {
+        // eighths are exact in f32: touching blocks touch exactly
+        let at = |i: usize| i as f64 * 0.125;
+        let blocks = |n: usize| (0..n).map(|i| format!("(min: ({}, 0, 0), max: ({}, 0.125, 0.125))", at(i), at(i + 1))).collect::<Vec<_>>().join(",");
+        let scene = |n: usize| format!("(domain: (min: (0, 0, 0), max: (1251, 1, 1)), fluid: [{}], physics: (spacing: 0.0625, dt: 0.001))", blocks(n));
+        let t = std::time::Instant::now();
+        Scene::parse(&scene(limits::MAX_FLUID_BLOCKS), "t.ron").unwrap();
+        assert!(t.elapsed().as_secs_f64() < 5.0, "10 000 touching blocks took {:?}", t.elapsed());
+        let (field, value, _, _) = invalid(&scene(limits::MAX_FLUID_BLOCKS + 1));
+        assert_eq!((field.as_str(), value.as_str()), ("fluid", "10001 blocks"));
+        // an overlap deep in the list is still found, naming the later block
+        let mut many: Vec<String> = (0..2000).map(|i| format!("(min: ({}, 0, 0), max: ({}, 0.125, 0.125))", at(i), at(i + 1))).collect();
+        many.push("(min: (50.05, 0, 0), max: (50.2, 0.125, 0.125))".into());
+        let text = format!("(domain: (min: (0, 0, 0), max: (251, 1, 1)), fluid: [{}], physics: (spacing: 0.01, dt: 0.0001))", many.join(","));
+        let (field, _, allowed, _) = invalid(&text);
+        assert_eq!(field, "fluid[2000]");
+        assert!(allowed.contains("no overlap with fluid[400]"), "{allowed}");
     }
 
     #[test]

@@ -2,14 +2,61 @@
 //! volumes, the fluid mass, and the resolved physical constants. Computed once, in f64 where it
 //! matters, then handed to the GPU (and to the CPU twin) as f32.
 
-use super::lattice::{lattice_count, wall_box};
+use super::lattice::{count_particles, lattice_count, wall_box};
 use super::schema::{Pressure, Scene};
 use crate::physics::{SUPPORT_OVER_SPACING, TAIT_GAMMA, cubic_w};
 use crate::sim::layout::CellOrder;
 use crate::sim::params::SimParams;
-use crate::sim::{InitialState, SimOptions};
+use crate::gpu::Gpu;
+use crate::sim::{InitialState, Sim, SimError, SimOptions};
 use glam::{DVec3, Vec3};
 use std::collections::HashMap;
+
+/// Why a scene's state was not built.
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    /// The particle buffers would exceed what the device allows.
+    #[error(transparent)]
+    Device(#[from] SimError),
+    /// Building the state would exhaust the host's memory.
+    #[error(
+        "{particles} particles need about {needed_gib:.1} GiB of host memory to build, but {available_gib:.1} GiB are available: increase physics.spacing or shrink the domain or the fluid"
+    )]
+    HostMemory { particles: u64, needed_gib: f64, available_gib: f64 },
+}
+
+/// Host bytes per particle while a state is built and uploaded: position and velocity with the
+/// growth slack of their vectors, the ids, the wall lattice in f64 and its volumes.
+pub const HOST_BYTES_PER_PARTICLE: u64 = 2 * 16 + 16 + 4 + 24 + 8;
+
+/// Builds a scene's initial state after checking, from the particle count alone, that the
+/// device can hold it and that the host has the memory to build it: a scene too large is
+/// refused before anything is allocated.
+pub fn build_checked(scene: &Scene, gpu: &Gpu) -> Result<InitialState, SetupError> {
+    let (fluid, boundary) = count_particles(scene);
+    let n = fluid + boundary;
+    Sim::check_fits(gpu, n)?;
+    let mut needed = n * HOST_BYTES_PER_PARTICLE;
+    if gpu.info.device_type == wgpu::DeviceType::Cpu {
+        // a CPU adapter's buffers are host memory too
+        needed += Sim::device_bytes(n);
+    }
+    if let Some(available) = available_host_memory()
+        && needed > available
+    {
+        const GIB: f64 = (1u64 << 30) as f64;
+        return Err(SetupError::HostMemory { particles: n, needed_gib: needed as f64 / GIB, available_gib: available as f64 / GIB });
+    }
+    Ok(build(scene))
+}
+
+/// `MemAvailable` of /proc/meminfo (Linux); None where it cannot be read.
+pub fn available_host_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
 
 /// Speed of sound and Tait stiffness for a scene.
 pub fn resolve_pressure(scene: &Scene) -> (f32, f32) {

@@ -18,17 +18,22 @@ pub struct ParticleSet {
 }
 
 impl ParticleSet {
-    pub fn new(device: &wgpu::Device, label: &str, pos_mass: &[[f32; 4]], vel_rho: &[[f32; 4]], id: &[u32]) -> Self {
+    /// Buffers for `n` particles, not yet written (created inside the caller's error scope, so an
+    /// allocation the device cannot make is an error, not a panic on a mapping).
+    pub fn new(device: &wgpu::Device, label: &str, n: u64) -> Self {
+        let vertex = wgpu::BufferUsages::VERTEX;
         Self {
-            pos_mass: shader::storage_init(
-                device,
-                &format!("{label}.pos_mass"),
-                bytemuck::cast_slice(pos_mass),
-                wgpu::BufferUsages::VERTEX,
-            ),
-            vel_rho: shader::storage_init(device, &format!("{label}.vel_rho"), bytemuck::cast_slice(vel_rho), wgpu::BufferUsages::VERTEX),
-            id: shader::storage_init(device, &format!("{label}.id"), bytemuck::cast_slice(id), wgpu::BufferUsages::empty()),
+            pos_mass: shader::storage_with(device, &format!("{label}.pos_mass"), n * 16, vertex),
+            vel_rho: shader::storage_with(device, &format!("{label}.vel_rho"), n * 16, vertex),
+            id: shader::storage_with(device, &format!("{label}.id"), n * 4, wgpu::BufferUsages::empty()),
         }
+    }
+
+    /// Uploads a state into the set.
+    pub fn write(&self, queue: &wgpu::Queue, pos_mass: &[[f32; 4]], vel_rho: &[[f32; 4]], id: &[u32]) {
+        queue.write_buffer(&self.pos_mass, 0, bytemuck::cast_slice(pos_mass));
+        queue.write_buffer(&self.vel_rho, 0, bytemuck::cast_slice(vel_rho));
+        queue.write_buffer(&self.id, 0, bytemuck::cast_slice(id));
     }
 }
 

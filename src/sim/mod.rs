@@ -25,7 +25,6 @@ use layout::{CellOrder, GridLayout, GridTooLarge};
 use params::{Diagnostics, SimParams};
 use profiler::{Profile, ProfileBatch, Profiler};
 use shader::{Kernel, KernelError};
-use wgpu::util::DeviceExt;
 
 pub use instruments::{GridSnapshot, Particles};
 pub use state::InitialState;
@@ -89,6 +88,8 @@ pub enum SimError {
     WorkgroupSize(u32, u32),
     #[error("the device rejected a simulation shader or pipeline: {0}")]
     Pipeline(String),
+    #[error("the device ran out of memory creating the simulation's buffers ({0}); the scene does not fit this device: increase physics.spacing or shrink the domain or the fluid")]
+    OutOfMemory(String),
     #[error("a simulation pass could not be built: {0}")]
     Kernel(#[from] KernelError),
 }
@@ -263,20 +264,35 @@ pub struct Sim {
 }
 
 impl Sim {
-    pub fn new(gpu: &Gpu, state: &InitialState, options: SimOptions) -> Result<Self, SimError> {
-        let device = &gpu.device;
-        let n = state.n_particles();
+    /// Whether `n` particles fit the device's per-buffer limits — from the count alone, so a
+    /// scene can be refused before its state is built on the host.
+    pub fn check_fits(gpu: &Gpu, n: u64) -> Result<(), SimError> {
         let max_binding = gpu.max_binding_bytes();
-        let vec4_bytes = n as u64 * 16;
-        if vec4_bytes > max_binding {
+        let vec4_bytes = n * 16;
+        if vec4_bytes > max_binding || n > u32::MAX as u64 {
             return Err(SimError::TooManyParticles {
                 what: "particle state (16 bytes per particle and vector)",
                 bytes: vec4_bytes,
                 limit: max_binding,
                 limit_name: "max_storage_buffer_binding_size",
-                max_particles: max_binding / 16,
+                max_particles: (max_binding / 16).min(u32::MAX as u64),
             });
         }
+        Ok(())
+    }
+
+    /// Device bytes a simulation of `n` particles allocates for its particle buffers (two sets
+    /// of position, velocity and id, the acceleration and three grid arrays), without the
+    /// per-cell arrays.
+    pub fn device_bytes(n: u64) -> u64 {
+        n * (2 * (16 + 16 + 4) + 16 + 3 * 4)
+    }
+
+    pub fn new(gpu: &Gpu, state: &InitialState, options: SimOptions) -> Result<Self, SimError> {
+        let device = &gpu.device;
+        let n = state.n_particles();
+        Self::check_fits(gpu, n as u64)?;
+        let max_binding = gpu.max_binding_bytes();
         let max_wg = gpu.limits.max_compute_invocations_per_workgroup.min(gpu.limits.max_compute_workgroup_size_x);
         if !matches!(options.workgroup_size, 32 | 64 | 128 | 256) || options.workgroup_size > max_wg {
             return Err(SimError::WorkgroupSize(options.workgroup_size, max_wg));
@@ -284,31 +300,37 @@ impl Sim {
         let max_cells = max_binding / 4 - 1;
         let layout = GridLayout::new(state.grid_lo, state.grid_hi, options.cell_size * state.params.h, options.order, max_cells)?;
 
-        let ids: Vec<u32> = (0..n).collect();
-        let sets = [
-            ParticleSet::new(device, "particles.a", &state.pos_mass, &state.vel_rho, &ids),
-            ParticleSet::new(device, "particles.b", &state.pos_mass, &state.vel_rho, &ids),
-        ];
         let mut params = state.params;
         params.capacity = options.capacity;
         apply_layout(&mut params, &layout, state.params.h);
-        let params_buf = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("sim.params"),
-            contents: bytemuck::bytes_of(&params),
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-        });
-        let per_particle = |label| shader::storage(device, label, n as u64 * 4);
         let kernels = Kernels::checked(device, &options)?;
-        let cells = CellBuffers::new(device, &kernels.scan, layout)?;
-        let fixed = Fixed {
-            params: params_buf,
-            sets,
-            acc: shader::storage(device, "sim.acc", n as u64 * 16),
-            diag: shader::storage(device, "sim.diag", std::mem::size_of::<Diagnostics>() as u64),
-            cell_of: per_particle("grid.cell_of"),
-            rank: per_particle("grid.rank"),
-            sorted: per_particle("grid.sorted"),
-        };
+        // every allocation inside one scope: memory the device does not have is an error here
+        // (buffers are created unmapped and written after the scope, never mapped while invalid)
+        let (fixed, cells) = out_of_memory_scope(device, || {
+            let per_particle = |label| shader::storage(device, label, n as u64 * 4);
+            let fixed = Fixed {
+                params: device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("sim.params"),
+                    size: std::mem::size_of::<SimParams>() as u64,
+                    usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                }),
+                sets: [ParticleSet::new(device, "particles.a", n as u64), ParticleSet::new(device, "particles.b", n as u64)],
+                acc: shader::storage(device, "sim.acc", n as u64 * 16),
+                diag: shader::storage(device, "sim.diag", std::mem::size_of::<Diagnostics>() as u64),
+                cell_of: per_particle("grid.cell_of"),
+                rank: per_particle("grid.rank"),
+                sorted: per_particle("grid.sorted"),
+            };
+            let cells = CellBuffers::new(device, &kernels.scan, layout);
+            (fixed, cells)
+        })?;
+        let cells = cells?;
+        let ids: Vec<u32> = (0..n).collect();
+        for set in &fixed.sets {
+            set.write(&gpu.queue, &state.pos_mass, &state.vel_rho, &ids);
+        }
+        gpu.queue.write_buffer(&fixed.params, 0, bytemuck::bytes_of(&params));
         let binds = Binds::new(device, &kernels, &cells, &fixed)?;
         Ok(Self {
             device: device.clone(),
@@ -384,8 +406,9 @@ impl Sim {
         }
         if let Some(layout) = layout {
             let h = self.params.h;
-            apply_layout(&mut self.params, &layout, h);
-            self.cells = CellBuffers::new(&self.device, &self.kernels.scan, layout)?;
+            let cells = out_of_memory_scope(&self.device, || CellBuffers::new(&self.device, &self.kernels.scan, layout))??;
+            apply_layout(&mut self.params, &cells.layout, h);
+            self.cells = cells;
         }
         self.params.capacity = options.capacity;
         self.queue.write_buffer(&self.fixed.params, 0, bytemuck::bytes_of(&self.params));
@@ -496,6 +519,17 @@ impl Sim {
             return 1 - c;
         }
         c
+    }
+}
+
+/// Runs `make` inside an out-of-memory error scope: an allocation the device could not make
+/// becomes [`SimError::OutOfMemory`].
+fn out_of_memory_scope<T>(device: &wgpu::Device, make: impl FnOnce() -> T) -> Result<T, SimError> {
+    let scope = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+    let made = make();
+    match pollster::block_on(scope.pop()) {
+        Some(e) => Err(SimError::OutOfMemory(e.to_string())),
+        None => Ok(made),
     }
 }
 

@@ -190,10 +190,15 @@ pub fn storage_init(device: &wgpu::Device, label: &str, contents: &[u8], extra: 
 }
 
 pub fn storage(device: &wgpu::Device, label: &str, size: u64) -> wgpu::Buffer {
+    storage_with(device, label, size, wgpu::BufferUsages::empty())
+}
+
+/// A storage buffer (copyable both ways) with `extra` usages, unmapped.
+pub fn storage_with(device: &wgpu::Device, label: &str, size: u64, extra: wgpu::BufferUsages) -> wgpu::Buffer {
     device.create_buffer(&wgpu::BufferDescriptor {
         label: Some(label),
         size: size.max(16),
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST | extra,
         mapped_at_creation: false,
     })
 }

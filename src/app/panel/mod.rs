@@ -260,7 +260,7 @@ fn diagnostics(ui: &mut egui::Ui, r: &Readout, controls: &Controls) {
     let p = r.params;
     let cfl = p.dt * p.sound_speed / p.h;
     let text = format!("CFL dt·c/h = {cfl:.3} (c = {:.1} m/s, dt = {:.1e} s)", p.sound_speed, p.dt);
-    if cfl > 0.4 {
+    if cfl as f64 > crate::scene::limits::CFL_RECOMMENDED {
         ui.colored_label(egui::Color32::from_rgb(255, 190, 80), format!("Warning: {text}: above 0.4, the step may be unstable"));
     } else {
         ui.small(text);
