@@ -24,8 +24,9 @@ pub fn parse_count(s: &str) -> Result<u64, String> {
         _ => (&t[..], 1.0),
     };
     let v: f64 = num.parse().map_err(|_| format!("`{s}` is not a particle count (examples: 250k, 1m, 4m, 1500000)"))?;
-    if v.is_nan() || v <= 0.0 || v * mul > 1e9 {
-        return Err(format!("`{s}`: particle count must be in (0, 1e9]"));
+    let n = v * mul;
+    if !(1.0..=1e9).contains(&n) || n.fract() != 0.0 {
+        return Err(format!("`{s}` is out of range: allowed a whole number of particles in [1, 1e9]"));
     }
     Ok((v * mul).round() as u64)
 }

@@ -11,6 +11,7 @@
 //! - `run.json`: what ran (scene, resolution, dt, speed of sound, adapter, timing).
 
 use crate::gpu::Gpu;
+use crate::health::{GuardTotals, Health};
 use crate::probes::{self as probe, ProbeRow, ProbeSetup, Profile, ProfileBin};
 use crate::scene::Scene;
 use crate::scene::setup;
@@ -123,6 +124,57 @@ pub struct RunMeta {
     pub wall_seconds: f64,
     /// Wall-clock milliseconds per step, probes included.
     pub ms_per_step: f64,
+    /// How the run ended: "completed", or why it stopped early (a blow-up, an interruption).
+    #[serde(default = "completed")]
+    pub outcome: String,
+    /// Steps actually run (fewer than `steps` when the run stopped early).
+    #[serde(default)]
+    pub steps_done: u64,
+    /// Warnings said during the run (each kind once).
+    #[serde(default)]
+    pub warnings: Vec<String>,
+}
+
+fn completed() -> String {
+    COMPLETED.to_string()
+}
+
+/// [`RunMeta::outcome`] of a run that did all its steps.
+pub const COMPLETED: &str = "completed";
+
+/// A run that stopped before its last step: the files written so far are complete and valid.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum Stopped {
+    /// The health checks saw a blow-up ([`crate::health`]).
+    #[error("{finding}; the run stopped, {out} holds the probes up to it")]
+    BlowUp { finding: crate::health::Finding, out: String },
+    /// SIGINT or SIGTERM.
+    #[error("interrupted at step {step}; the run stopped, {out} holds the probes up to it")]
+    Interrupted { step: u64, out: String },
+}
+
+impl Stopped {
+    /// The process exit code: 3 for a blow-up, 130 for an interruption.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Stopped::BlowUp { .. } => 3,
+            Stopped::Interrupted { .. } => 130,
+        }
+    }
+}
+
+static STOP: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Makes SIGINT and SIGTERM end a run between batches of steps, its files written, instead of
+/// killing the process (the command line installs this; tests do not).
+pub fn stop_on_signals() {
+    if let Err(e) = ctrlc::set_handler(|| STOP.store(true, std::sync::atomic::Ordering::SeqCst)) {
+        log::warn!("cannot catch SIGINT/SIGTERM: {e}");
+    }
+}
+
+fn stop_requested() -> bool {
+    STOP.load(std::sync::atomic::Ordering::SeqCst)
 }
 
 /// A finished (or re-read) run.
@@ -131,10 +183,13 @@ pub struct RunResult {
     pub meta: RunMeta,
     pub rows: Vec<ProbeRow>,
     pub profile: Vec<ProfileBin>,
+    /// Why the run stopped early (None when it completed).
+    pub stopped: Option<Stopped>,
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let scene = Scene::load(&args.scene)?;
+    check_gauges(&scene, &args.gauges)?;
     let gpu = Gpu::headless()?;
     let cfg = RunConfig {
         steps: args.steps,
@@ -144,11 +199,14 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         profile_fraction: args.profile_fraction.clamp(0.0, 1.0),
         progress: !args.quiet,
     };
+    stop_on_signals();
     let r = run_scene(&gpu, &scene, &args.scene.display().to_string(), &cfg, Some(&args.out))?;
     let last = r.rows.last().context("no probe was recorded")?;
     eprintln!(
-        "{}: {} steps ({:.4} s simulated) in {:.1} s ({:.2} ms/step) on {}; front {:.4} m, max density error {:.3} %, wall clamps {}, outside {}, non-finite {}",
+        "{}: {} ({} of {} steps, {:.4} s simulated) in {:.1} s ({:.2} ms/step) on {}; front {:.4} m, density error max {:.3} % (bulk {:.3} %), spray {}, max speed {:.3} m/s (Mach {:.3}), wall clamps {} ({:.2} per step lately), outside {}, non-finite {}, cells up to {} (capacity {}, {} over)",
         args.out.display(),
+        if r.stopped.is_some() { "stopped early" } else { COMPLETED },
+        r.meta.steps_done,
         r.meta.steps,
         last.time,
         r.meta.wall_seconds,
@@ -156,10 +214,33 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         r.meta.adapter,
         last.front,
         100.0 * last.max_density_error,
+        100.0 * last.max_density_error_bulk,
+        last.spray,
+        last.max_speed,
+        last.max_speed / r.meta.sound_speed as f64,
         last.wall_clamps,
+        last.wall_clamps_per_step,
         last.outside,
-        last.non_finite
+        last.non_finite,
+        last.max_per_cell,
+        scene.grid.capacity,
+        last.overflows,
     );
+    match r.stopped {
+        Some(stopped) => Err(stopped.into()),
+        None => Ok(()),
+    }
+}
+
+/// Gauges must be finite and inside the domain along x.
+pub fn check_gauges(scene: &Scene, gauges: &[f32]) -> anyhow::Result<()> {
+    let (lo, hi) = (scene.domain.min[0], scene.domain.max[0]);
+    for g in gauges {
+        anyhow::ensure!(
+            g.is_finite() && *g >= lo && *g <= hi,
+            "--gauges: {g} is out of range: allowed [{lo}, {hi}] m (the domain along x)"
+        );
+    }
     Ok(())
 }
 
@@ -207,10 +288,8 @@ pub fn run_scene(gpu: &Gpu, scene: &Scene, scene_label: &str, cfg: &RunConfig, o
     let mut csv = match out {
         Some(dir) => {
             std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-            let path = dir.join("probes.csv");
-            let f = std::fs::File::create(&path).with_context(|| format!("cannot write {}", path.display()))?;
-            let mut w = std::io::BufWriter::new(f);
-            writeln!(w, "{}", ProbeRow::header(&setup.gauges))?;
+            let mut w = CsvFile::create(&dir.join("probes.csv"))?;
+            w.line(&ProbeRow::header(&setup.gauges))?;
             Some(w)
         }
         None => None,
@@ -233,25 +312,52 @@ pub fn run_scene(gpu: &Gpu, scene: &Scene, scene_label: &str, cfg: &RunConfig, o
     let profile_from = cfg.steps - ((cfg.steps as f64 * cfg.profile_fraction) as u64).min(cfg.steps);
     let mut profile = Profile::new(&setup);
     let mut rows = Vec::new();
+    let mut guards = GuardTotals::default();
+    let mut health = Health::new(params.n_fluid, params.sound_speed);
+    let mut warnings = Vec::new();
+    let mut stopped: Option<Stopped> = None;
+    let out_name = out.map_or_else(|| "no folder".to_string(), |d| d.display().to_string());
     let t0 = Instant::now();
     let mut step = 0u64;
     loop {
         let p = sim.read_particles();
         let d = sim.read_diagnostics();
-        let row = probe::measure(&setup, &p, step, step as f64 * dt, d.wall_clamps, d.non_finite);
+        let time = step as f64 * dt;
+        let mut row = probe::measure(&setup, &p, step, time);
+        let delta = guards.update(&d, step);
+        row.wall_clamps = guards.wall_clamps;
+        row.non_finite = guards.non_finite.min(u32::MAX as u64) as u32;
+        row.wall_clamps_per_step = delta.clamps_per_step();
+        row.max_per_cell = d.max_per_cell;
+        row.overflows = d.overflows;
         if let Some(w) = csv.as_mut() {
-            writeln!(w, "{}", row.csv())?;
-            w.flush()?;
+            w.line(&row.csv())?;
         }
         if step >= profile_from || step == cfg.steps {
             profile.add(&p);
         }
+        let finding = health.check_guards(&delta, step, time).or_else(|| health.check_row(&row));
         rows.push(row);
-        if step >= cfg.steps {
+        match finding {
+            Some(f) if f.blow_up => {
+                bar.clear();
+                stopped = Some(Stopped::BlowUp { finding: f, out: out_name.clone() });
+            }
+            Some(f) => {
+                bar.clear();
+                eprintln!("{label}: {f}");
+                warnings.push(f.to_string());
+            }
+            None => {}
+        }
+        if stopped.is_none() && stop_requested() {
+            stopped = Some(Stopped::Interrupted { step, out: out_name.clone() });
+        }
+        if step >= cfg.steps || stopped.is_some() {
             break;
         }
         let target = (step + every).min(cfg.steps);
-        while step < target {
+        while step < target && !stop_requested() {
             // at most 100 steps per submit, and wait for each so the progress bar tells the truth
             let k = (target - step).min(100) as u32;
             sim.run(k);
@@ -289,14 +395,54 @@ pub fn run_scene(gpu: &Gpu, scene: &Scene, scene_label: &str, cfg: &RunConfig, o
         profile_snapshots: profile.snapshots,
         surface_height: profile.surface(),
         wall_seconds: wall,
-        ms_per_step: wall * 1e3 / cfg.steps.max(1) as f64,
+        ms_per_step: wall * 1e3 / step.max(1) as f64,
+        outcome: stopped.as_ref().map_or_else(completed, |s| s.to_string()),
+        steps_done: step,
+        warnings,
     };
-    let result = RunResult { meta, rows, profile: profile.bins() };
+    let result = RunResult { meta, rows, profile: profile.bins(), stopped };
     if let Some(dir) = out {
         write_profile(&dir.join("profile.csv"), &result.profile)?;
-        std::fs::write(dir.join("run.json"), serde_json::to_string_pretty(&result.meta)?)?;
+        write_atomic(&dir.join("run.json"), serde_json::to_string_pretty(&result.meta)?.as_bytes())?;
     }
     Ok(result)
+}
+
+/// A CSV file written line by line: a line is written whole or not at all (on an error — a full
+/// disk — the file is cut back to its last complete line), and every error names the file.
+struct CsvFile {
+    file: std::fs::File,
+    path: PathBuf,
+    good: u64,
+}
+
+impl CsvFile {
+    fn create(path: &Path) -> anyhow::Result<Self> {
+        let file = std::fs::File::create(path).with_context(|| format!("cannot write {}", path.display()))?;
+        Ok(Self { file, path: path.to_path_buf(), good: 0 })
+    }
+
+    fn line(&mut self, text: &str) -> anyhow::Result<()> {
+        let line = format!("{text}\n");
+        if let Err(e) = self.file.write_all(line.as_bytes()).and_then(|()| self.file.flush()) {
+            let _ = self.file.set_len(self.good);
+            return Err(e).with_context(|| format!("cannot write {} (kept up to its last complete line)", self.path.display()));
+        }
+        self.good += line.len() as u64;
+        Ok(())
+    }
+}
+
+/// Writes `path` through a temporary file and a rename: the file is either the old one or the
+/// new one in full, never cut short.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let tmp = path.with_extension(format!("{}.tmp", path.extension().and_then(|e| e.to_str()).unwrap_or("")));
+    let result = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e).with_context(|| format!("cannot write {}", path.display()));
+    }
+    Ok(())
 }
 
 fn write_profile(path: &Path, bins: &[ProfileBin]) -> anyhow::Result<()> {
@@ -306,7 +452,7 @@ fn write_profile(path: &Path, bins: &[ProfileBin]) -> anyhow::Result<()> {
         s.push_str(&b.csv());
         s.push('\n');
     }
-    std::fs::write(path, s).with_context(|| format!("cannot write {}", path.display()))
+    write_atomic(path, s.as_bytes())
 }
 
 /// Reads back a run folder written by [`run_scene`].
@@ -329,7 +475,7 @@ pub fn read_run(dir: &Path) -> anyhow::Result<RunResult> {
         .enumerate()
         .map(|(i, l)| ProfileBin::parse(l).with_context(|| format!("{}/profile.csv: bad line {}", dir.display(), i + 2)))
         .collect::<anyhow::Result<_>>()?;
-    Ok(RunResult { meta, rows, profile })
+    Ok(RunResult { meta, rows, profile, stopped: None })
 }
 
 /// Today's UTC date, YYYY-MM-DD (civil-from-days, H. Hinnant's algorithm).
@@ -416,7 +562,12 @@ impl Progress {
     }
 
     pub fn finish(&mut self) {
-        if self.on && self.tty {
+        self.clear();
+    }
+
+    /// Ends the bar's line (on a terminal) so that a message can follow; the bar redraws below.
+    pub fn clear(&mut self) {
+        if self.on && self.tty && self.last_draw.take().is_some() {
             eprintln!();
         }
     }

@@ -7,6 +7,7 @@ pub mod app;
 pub mod bench;
 pub mod gpu;
 pub mod headless;
+pub mod health;
 pub mod physics;
 pub mod probes;
 pub mod reference;

@@ -103,6 +103,10 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
+            if let Some(stopped) = e.downcast_ref::<rillet::headless::Stopped>() {
+                eprintln!("error: {stopped}");
+                return ExitCode::from(stopped.exit_code());
+            }
             if let Some(se) = e.downcast_ref::<SceneError>() {
                 eprintln!("error: {se}");
             } else {

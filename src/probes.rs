@@ -20,6 +20,8 @@ pub struct ProbeSetup {
     pub domain_max: [f64; 3],
     /// x positions of the water-height gauges (m).
     pub gauges: Vec<f64>,
+    /// Speed of sound c (m/s).
+    pub sound_speed: f64,
 }
 
 impl ProbeSetup {
@@ -34,6 +36,7 @@ impl ProbeSetup {
             domain_min: v(params.domain_min),
             domain_max: v(params.domain_max),
             gauges: gauges.iter().map(|&g| g as f64).collect(),
+            sound_speed: params.sound_speed as f64,
         }
     }
 
@@ -89,13 +92,31 @@ pub struct ProbeRow {
     pub max_speed: f64,
     /// Smallest distance of a fluid particle to a face of the domain (m).
     pub min_wall_distance: f64,
-    /// Cumulative position clamps of the domain guard (GPU counter).
-    pub wall_clamps: u32,
-    /// Cumulative non-finite particles (GPU counter).
+    /// Position clamps of the domain guard since the start (particle-steps; GPU counter,
+    /// accumulated without wrapping).
+    pub wall_clamps: u64,
+    /// Particle-steps whose integrated state was not finite and was discarded, since the start
+    /// (GPU counter, accumulated without wrapping).
     pub non_finite: u32,
     /// Fluid particles outside the domain box (more than 1 µm beyond a face) or not finite.
     pub outside: u32,
+    /// max |ρ/ρ0 − 1| over the bulk: fluid particles with a full neighbourhood (at least
+    /// [`BULK_FRACTION`] of the neighbours a particle has inside the lattice).
+    pub max_density_error_bulk: f64,
+    /// Fluid particles in spray and drops: fewer than [`SPRAY_FRACTION`] of a full neighbourhood.
+    pub spray: u32,
+    /// Domain-guard clamps per step since the previous row.
+    pub wall_clamps_per_step: f64,
+    /// Largest cell occupancy of the last grid build (0 with diagnostics off).
+    pub max_per_cell: u32,
+    /// Particles over the cell capacity in the last grid build.
+    pub overflows: u32,
 }
+
+/// A fluid particle is in the bulk with at least this fraction of a full neighbourhood.
+pub const BULK_FRACTION: f64 = 0.85;
+/// A fluid particle is in spray or a drop with fewer than this fraction of a full neighbourhood.
+pub const SPRAY_FRACTION: f64 = 0.25;
 
 impl ProbeRow {
     pub fn mechanical(&self) -> f64 {
@@ -114,6 +135,7 @@ impl ProbeRow {
         s.push_str(",max_density_error,mean_density_error,max_density_error_interior");
         s.push_str(",kinetic_J,potential_J,elastic_J,momentum_x,momentum_y,momentum_z");
         s.push_str(",max_speed_m_s,min_wall_distance_m,wall_clamps,non_finite,outside");
+        s.push_str(",max_density_error_bulk,spray,wall_clamps_per_step,max_per_cell,overflows");
         s
     }
 
@@ -129,13 +151,17 @@ impl ProbeRow {
             ",{:.6},{:.6e},{},{},{}",
             self.max_speed, self.min_wall_distance, self.wall_clamps, self.non_finite, self.outside
         ));
+        s.push_str(&format!(
+            ",{:.6e},{},{:.6},{},{}",
+            self.max_density_error_bulk, self.spray, self.wall_clamps_per_step, self.max_per_cell, self.overflows
+        ));
         s
     }
 
     /// Parses a line written by [`ProbeRow::csv`] with `n_gauges` gauges.
     pub fn parse(line: &str, n_gauges: usize) -> Option<ProbeRow> {
         let f: Vec<&str> = line.trim().split(',').collect();
-        if f.len() != 3 + n_gauges + 3 + 6 + 5 {
+        if f.len() != 3 + n_gauges + 3 + 6 + 5 + 5 {
             return None;
         }
         let num = |i: usize| f[i].parse::<f64>().ok();
@@ -160,9 +186,14 @@ impl ProbeRow {
         row.momentum = [next()?, next()?, next()?];
         row.max_speed = next()?;
         row.min_wall_distance = next()?;
-        row.wall_clamps = next()? as u32;
+        row.wall_clamps = next()? as u64;
         row.non_finite = next()? as u32;
         row.outside = next()? as u32;
+        row.max_density_error_bulk = next()?;
+        row.spray = next()? as u32;
+        row.wall_clamps_per_step = next()?;
+        row.max_per_cell = next()? as u32;
+        row.overflows = next()? as u32;
         Some(row)
     }
 }
@@ -176,12 +207,68 @@ pub fn fluid(p: &Particles) -> impl Iterator<Item = ([f64; 3], f64, [f64; 3], f6
         .map(|(x, v)| ([x[0] as f64, x[1] as f64, x[2] as f64], x[3] as f64, [v[0] as f64, v[1] as f64, v[2] as f64], v[3] as f64))
 }
 
-/// Measures every probe on one readback.
-pub fn measure(setup: &ProbeSetup, p: &Particles, step: u64, time: f64, wall_clamps: u32, non_finite: u32) -> ProbeRow {
+/// Neighbours within h of a particle inside the lattice, itself not counted (26 at h = 2s).
+pub fn full_neighbourhood(setup: &ProbeSetup) -> u32 {
+    let r = (setup.h / setup.spacing).ceil() as i32;
+    let mut n = 0;
+    for k in -r..=r {
+        for j in -r..=r {
+            for i in -r..=r {
+                let d = setup.spacing * ((i * i + j * j + k * k) as f64).sqrt();
+                if d > 0.0 && d < setup.h {
+                    n += 1;
+                }
+            }
+        }
+    }
+    n
+}
+
+/// For every fluid particle (in [`fluid`] order), its neighbours within h, fluid and wall
+/// particles alike; a hash grid of cell h keeps this O(n).
+pub fn neighbour_counts(setup: &ProbeSetup, p: &Particles) -> Vec<u32> {
+    use std::collections::HashMap;
+    let h = setup.h;
+    let key = |x: [f64; 3]| [(x[0] / h).floor() as i64, (x[1] / h).floor() as i64, (x[2] / h).floor() as i64];
+    let all: Vec<[f64; 3]> =
+        p.pos_mass.iter().map(|x| [x[0] as f64, x[1] as f64, x[2] as f64]).filter(|x| x.iter().all(|c| c.is_finite())).collect();
+    let mut cells: HashMap<[i64; 3], Vec<u32>> = HashMap::new();
+    for (i, x) in all.iter().enumerate() {
+        cells.entry(key(*x)).or_default().push(i as u32);
+    }
+    fluid(p)
+        .map(|(x, ..)| {
+            if !x.iter().all(|c| c.is_finite()) {
+                return 0;
+            }
+            let c = key(x);
+            let mut n = 0u32;
+            for dz in -1..=1 {
+                for dy in -1..=1 {
+                    for dx in -1..=1 {
+                        for &j in cells.get(&[c[0] + dx, c[1] + dy, c[2] + dz]).map_or(&[][..], |v| v.as_slice()) {
+                            let y = all[j as usize];
+                            let d2 = (0..3).map(|a| (x[a] - y[a]) * (x[a] - y[a])).sum::<f64>();
+                            if d2 > 0.0 && d2 < h * h {
+                                n += 1;
+                            }
+                        }
+                    }
+                }
+            }
+            n
+        })
+        .collect()
+}
+
+/// Measures every probe of a particle readback (the GPU counters are the caller's to fill in).
+pub fn measure(setup: &ProbeSetup, p: &Particles, step: u64, time: f64) -> ProbeRow {
     let rho0 = setup.rest_density;
     let (lo, hi) = (setup.domain_min, setup.domain_max);
     let depths = surface_depths(setup, p);
-    let mut row = ProbeRow { step, time, wall_clamps, non_finite, min_wall_distance: f64::INFINITY, ..Default::default() };
+    let neighbours = neighbour_counts(setup, p);
+    let full = full_neighbourhood(setup) as f64;
+    let mut row = ProbeRow { step, time, min_wall_distance: f64::INFINITY, ..Default::default() };
     let mut n = 0usize;
     let mut sum_err = 0.0;
     for (i, (x, m, v, rho)) in fluid(p).enumerate() {
@@ -191,6 +278,13 @@ pub fn measure(setup: &ProbeSetup, p: &Particles, step: u64, time: f64, wall_cla
         row.max_density_error = row.max_density_error.max(err);
         if depths[i] >= setup.h {
             row.max_density_error_interior = row.max_density_error_interior.max(err);
+        }
+        let around = neighbours[i] as f64;
+        if around >= BULK_FRACTION * full {
+            row.max_density_error_bulk = row.max_density_error_bulk.max(err);
+        }
+        if around < SPRAY_FRACTION * full {
+            row.spray += 1;
         }
         let v2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
         row.kinetic += 0.5 * m * v2;
@@ -442,6 +536,7 @@ mod tests {
             domain_min: [0.0; 3],
             domain_max: [4.0, 2.0, 1.0],
             gauges: vec![0.5],
+            sound_speed: 20.0,
         }
     }
 
@@ -466,7 +561,7 @@ mod tests {
     fn front_gauge_energy_of_a_block() {
         let s = setup();
         let mut p = block(10, 10, 10);
-        let r = measure(&s, &p, 0, 0.0, 0, 0);
+        let r = measure(&s, &p, 0, 0.0);
         assert!((r.front - 1.0).abs() < 1e-6, "{}", r.front);
         assert!((r.gauges[0] - 1.0).abs() < 1e-6, "{:?}", r.gauges);
         assert_eq!(r.kinetic, 500.0);
@@ -527,11 +622,40 @@ mod tests {
             kinetic: 3.0,
             momentum: [1.0, -2.0, 0.5],
             outside: 2,
+            wall_clamps: 5_000_000_000,
+            spray: 3,
+            overflows: 11,
+            max_per_cell: 9,
+            wall_clamps_per_step: 2.5,
             ..Default::default()
         };
         let line = r.csv();
         assert_eq!(ProbeRow::header(&[0.1, 0.2]).split(',').count(), line.split(',').count());
         let back = ProbeRow::parse(&line, 2).unwrap();
         assert_eq!((back.step, back.front, back.gauges, back.momentum, back.outside), (7, 1.5, vec![0.1, 0.2], [1.0, -2.0, 0.5], 2));
+        assert_eq!(
+            (back.wall_clamps, back.spray, back.overflows, back.max_per_cell, back.wall_clamps_per_step),
+            (5_000_000_000, 3, 11, 9, 2.5)
+        );
+    }
+
+    #[test]
+    fn the_bulk_and_the_spray_are_told_apart() {
+        let s = setup();
+        assert_eq!(full_neighbourhood(&s), 26);
+        let mut p = block(10, 10, 10);
+        // a compressed particle in the middle of the block, and a free drop far from it
+        let centre = (5 * 100 + 5 * 10 + 5) as usize;
+        p.vel_rho[centre][3] = 1200.0;
+        p.pos_mass.push([3.0, 1.5, 0.5, 1.0]);
+        p.vel_rho.push([0.0, 0.0, 0.0, 320.0]);
+        let r = measure(&s, &p, 0, 0.0);
+        assert!((r.max_density_error - 0.68).abs() < 1e-9, "the drop reads as a 68 % error over all particles");
+        assert!((r.max_density_error_bulk - 0.2).abs() < 1e-9, "{}", r.max_density_error_bulk);
+        // only the drop: even the block's corners keep 7 of 26 neighbours
+        assert_eq!(r.spray, 1);
+        let counts = neighbour_counts(&s, &p);
+        assert_eq!(counts[centre], 26);
+        assert_eq!(*counts.last().unwrap(), 0);
     }
 }

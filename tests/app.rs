@@ -1,6 +1,6 @@
 //! The desktop app.
 //!
-//! - The real binary in a real window (under `xvfb-run`, on lavapipe in CI) with the default
+//! - The real binary in a real window (under an Xvfb display the test binary starts, on lavapipe in CI) with the default
 //!   scene: it runs a bounded number of frames, writes screenshots and a report, exits with 0;
 //!   the pixels show the panel and the particles, and the particles moved between two shots.
 //! - The frame loop's simulation side ([`Driver`]) headless: diagnostics arrive for frames 60,
@@ -256,34 +256,54 @@ fn a_bad_scene_is_one_message_and_exit_code_2() {
     }
 }
 
-/// The app under `xvfb-run`, its log read line by line. Dropping it stops the app if it still
+/// The app on the test display, its log read line by line. Dropping it stops the app if it still
 /// runs (a failed assertion never leaves it running).
+/// One virtual X display for this test binary: Xvfb picks a free display number and says it
+/// (`-displayfd`); a shell beside it stops it when this process is gone.
+fn display() -> &'static str {
+    use std::io::BufRead;
+    static DISPLAY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    DISPLAY.get_or_init(|| {
+        let script = format!(
+            "Xvfb -displayfd 1 -screen 0 1280x720x24 -nolisten tcp 2>/dev/null & x=$!; \
+             while kill -0 {} 2>/dev/null; do sleep 1; done; kill $x",
+            std::process::id()
+        );
+        let mut sh = Command::new("sh").args(["-c", &script]).stdout(std::process::Stdio::piped()).spawn().expect("sh");
+        let mut line = String::new();
+        std::io::BufReader::new(sh.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        let n: u32 = line.trim().parse().unwrap_or_else(|_| {
+            panic!(
+                "this test runs the app in a virtual X display and needs Xvfb: apt-get install xvfb \
+                 (and the X11 libraries winit loads: libx11-6 libx11-xcb1 libxcursor1 libxi6 libxrandr2 libxkbcommon-x11-0); \
+                 Xvfb said `{line}`"
+            )
+        });
+        format!(":{n}")
+    })
+}
+
 struct AppProcess {
     child: std::process::Child,
     lines: std::sync::mpsc::Receiver<String>,
     log: Vec<String>,
-    /// The app's own pid (from its first log line): xvfb-run is a script around it.
+    /// The app's pid, from its first log line (the child's own, logged for the record).
     pid: Option<u32>,
 }
 
 impl AppProcess {
     fn start<S: AsRef<std::ffi::OsStr>>(args: impl IntoIterator<Item = S>) -> Self {
         use std::io::BufRead;
-        let xvfb = Command::new("xvfb-run").arg("--help").output();
-        assert!(
-            xvfb.is_ok(),
-            "this test runs the app in a virtual X display and needs xvfb-run: apt-get install xvfb xauth \
-             (and the X11 libraries winit loads: libx11-6 libx11-xcb1 libxcursor1 libxi6 libxrandr2 libxkbcommon-x11-0)"
-        );
-        let mut child = Command::new("xvfb-run")
-            .args(["-a", "-s", "-screen 0 1280x720x24"])
-            .arg(BIN)
+        // the app itself is the child (not xvfb-run, whose own exit status once replaced the
+        // app's), under the display this test binary owns
+        let mut child = Command::new(BIN)
             .args(args)
+            .env("DISPLAY", display())
             .env("RUST_LOG", "rillet=info,wgpu=warn")
             .stderr(std::process::Stdio::piped())
             .stdout(std::process::Stdio::null())
             .spawn()
-            .expect("xvfb-run");
+            .expect("the rillet binary");
         let (tx, lines) = std::sync::mpsc::channel::<String>();
         let stderr = child.stderr.take().unwrap();
         std::thread::spawn(move || {
@@ -335,7 +355,7 @@ impl AppProcess {
         }
     }
 
-    /// Stops the app (SIGTERM to its own pid, then to xvfb-run) and waits for it.
+    /// Stops the app (SIGTERM) and waits for it.
     fn stop(&mut self) {
         if self.child.try_wait().ok().flatten().is_some() {
             return;
@@ -509,6 +529,12 @@ fn the_scene_reloads_when_its_file_changes_and_a_bad_edit_keeps_the_old_one() {
     app.wait_for("the reload error", limit, |l| l.contains("physics.spacing = -0.02 is out of range"));
     app.wait_for("frames after the error", limit, |l| l.contains("diagnostics of frame"));
 
+    // an edit the device cannot hold (38M fluid particles at 0.5 mm): refused from the count,
+    // before anything is built, and the old scene keeps running
+    replace_file(&file, &original.replace("spacing: 0.02,", "spacing: 0.0005,").replace("dt: 0.0004,", "dt: 0.00001,"));
+    app.wait_for("the too-large reload refused", limit, |l| l.contains("does not fit this device"));
+    app.wait_for("frames after the refusal", limit, |l| l.contains("diagnostics of frame"));
+
     // a valid edit: the pool only (no drop) — 600 fluid particles
     let pool_only = original.replace("(min: (0.16, 0.24, 0.16), max: (0.24, 0.32, 0.24)),", "");
     assert_ne!(pool_only, original);
@@ -519,6 +545,45 @@ fn the_scene_reloads_when_its_file_changes_and_a_bad_edit_keeps_the_old_one() {
     app.stop();
     let text = app.text();
     assert!(!text.contains("panicked"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_blow_up_pauses_the_app_and_says_so() {
+    // gravity 1000 m/s² against a speed of sound of 5 m/s: the guards clamp the crushed pool into
+    // the walls; the app must stop stepping and say why, not run on looking healthy
+    let dir = std::env::temp_dir().join(format!("rillet-blowup-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("scene.ron");
+    let original = std::fs::read_to_string(root().join("scenes/small_drop.ron")).unwrap();
+    let text = original
+        .replace("pressure: Auto,", "pressure: SpeedOfSound(5),")
+        .replace("gravity: (0.0, -9.81, 0.0),", "gravity: (0.0, -1000.0, 0.0),")
+        .replace("dt: 0.0004,", "dt: 0.0002,");
+    assert_ne!(text, original);
+    std::fs::write(&file, text).unwrap();
+    let report = dir.join("report.json");
+    let args = [
+        file.as_os_str(),
+        "--frames".as_ref(),
+        "180".as_ref(),
+        "--substeps".as_ref(),
+        "4".as_ref(),
+        "--report".as_ref(),
+        report.as_os_str(),
+    ];
+    let mut app = AppProcess::start(args.into_iter().chain(["--size", "640x480", "--no-vsync"].map(std::ffi::OsStr::new)));
+    let code = app.wait_exit(Duration::from_secs(300));
+    let log = app.text();
+    assert_eq!(code, Some(0), "{log}");
+    assert!(log.contains("the simulation blew up at step") && log.contains("paused"), "{log}");
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let samples = r["diagnostics"].as_array().unwrap();
+    let first = samples.iter().position(|d| d["blow_up"].is_string()).expect("a sample shows the blow-up");
+    // paused from then on: no step after the sample that showed it
+    let step_then = samples[first]["step"].as_u64().unwrap();
+    assert_eq!(r["steps"].as_u64().unwrap(), step_then, "{r}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -18,6 +18,8 @@ const LAYERS: &[&[&str]] = &[
     &["reference", "scene", "render"],
     // measurements of a particle state
     &["probes"],
+    // whether a run is still physical (guards, bulk density, Mach number)
+    &["health"],
     // headless runs, the benchmark
     &["headless", "bench"],
     // the physical validation cases (run headless)

@@ -17,8 +17,12 @@ pub struct ReportSample {
     pub step: u64,
     pub max_per_cell: u32,
     pub overflows: u32,
-    pub wall_clamps: u32,
-    pub non_finite: u32,
+    /// Since the running scene started (a reload or reset starts again), without wrapping.
+    pub wall_clamps: u64,
+    pub non_finite: u64,
+    pub wall_clamps_per_step: f64,
+    /// A blow-up seen in this sample, if any.
+    pub blow_up: Option<String>,
 }
 
 impl From<&DiagSample> for ReportSample {
@@ -28,8 +32,10 @@ impl From<&DiagSample> for ReportSample {
             step: s.step,
             max_per_cell: s.diag.max_per_cell,
             overflows: s.diag.overflows,
-            wall_clamps: s.diag.wall_clamps,
-            non_finite: s.diag.non_finite,
+            wall_clamps: s.wall_clamps_total,
+            non_finite: s.non_finite_total,
+            wall_clamps_per_step: s.delta.clamps_per_step(),
+            blow_up: s.finding.as_ref().map(|f| f.to_string()),
         }
     }
 }
@@ -40,10 +46,16 @@ pub struct Report {
     pub adapter: String,
     pub surface_format: String,
     pub timestamps: bool,
+    /// Particles of the scene running at exit.
     pub n_particles: u32,
     pub n_fluid: u32,
+    /// Scene reloads and resets during the run (each starts the simulation again).
+    pub restarts: u32,
     pub frames: u64,
+    /// Steps over the whole run, every restart included.
     pub steps: u64,
+    /// Steps of the scene running at exit, since its last restart.
+    pub scene_steps: u64,
     pub diagnostics: Vec<ReportSample>,
     /// Frames whose per-pass GPU times arrived.
     pub profile_frames: Vec<u64>,
@@ -110,6 +122,13 @@ impl Automation {
         }
     }
 
+    /// The simulation started again (a reload or a reset) with this many particles.
+    pub fn restarted(&mut self, n_particles: u32, n_fluid: u32) {
+        self.report.restarts += 1;
+        self.report.n_particles = n_particles;
+        self.report.n_fluid = n_fluid;
+    }
+
     /// A screenshot was recorded (it is written later, off the frame loop).
     pub fn captured(&mut self, path: &std::path::Path) {
         self.report.screenshots.push(path.display().to_string());
@@ -122,9 +141,10 @@ impl Automation {
 
     /// After frame `frame` was presented: counts it, asks for its scripted window size; true
     /// when it was the last one `--frames` asked for.
-    pub fn presented(&mut self, window: &Window, frame: u64, steps: u64, surface_size: [u32; 2]) -> bool {
+    pub fn presented(&mut self, window: &Window, frame: u64, steps: u64, scene_steps: u64, surface_size: [u32; 2]) -> bool {
         self.report.frames = frame;
         self.report.steps = steps;
+        self.report.scene_steps = scene_steps;
         self.report.surface_size = surface_size;
         if let Some(&(at, (w, h))) = self.resizes.iter().find(|r| r.0 == frame) {
             log::info!("frame {at}: asking for a {w}x{h} window");

@@ -3,6 +3,7 @@
 //! buffers that are mapped asynchronously. [`Driver::poll`] takes what has arrived without ever
 //! waiting on the GPU. Used by the window loop and, headless, by the tests.
 
+use crate::health::{Finding, GuardDelta, GuardTotals, Health};
 use crate::scene::limits;
 use crate::sim::Sim;
 use crate::sim::params::Diagnostics;
@@ -32,6 +33,13 @@ pub struct DiagSample {
     pub grid_diagnostics: bool,
     /// Wall time of the frame since the driver started.
     pub at: Duration,
+    /// The guard counters since this simulation started, without wrapping.
+    pub wall_clamps_total: u64,
+    pub non_finite_total: u64,
+    /// What changed since the previous sample (per-step clamps: `delta.clamps_per_step()`).
+    pub delta: GuardDelta,
+    /// A blow-up these counters show ([`crate::health`]), if any.
+    pub finding: Option<Finding>,
 }
 
 /// Tag of a diagnostics readback.
@@ -64,6 +72,11 @@ pub struct Driver {
     pub latest: Option<DiagSample>,
     pub history: VecDeque<DiagSample>,
     pub profile: Option<ProfileSample>,
+    /// The current simulation's guard counters, accumulated.
+    guards: GuardTotals,
+    health: Health,
+    /// Steps recorded by this driver, over every simulation it ran (resets and reloads too).
+    pub steps_total: u64,
 }
 
 impl Driver {
@@ -75,7 +88,11 @@ impl Driver {
             sim.enable_profiling(limits::SUBSTEPS.max);
             Readback::new(device, "app.readback.timestamps", sim.profile_bytes(), 3)
         });
+        let health = Health::new(sim.n_fluid(), sim.params().sound_speed);
         Self {
+            health,
+            guards: GuardTotals::default(),
+            steps_total: 0,
             sim,
             frame: 0,
             generation: 0,
@@ -102,6 +119,8 @@ impl Driver {
         if self.timestamps.is_some() {
             sim.enable_profiling(limits::SUBSTEPS.max);
         }
+        self.health = Health::new(sim.n_fluid(), sim.params().sound_speed);
+        self.guards = GuardTotals::default();
         self.sim = sim;
         self.generation += 1;
         self.profile = None;
@@ -122,7 +141,9 @@ impl Driver {
     pub fn record_frame(&mut self, encoder: &mut wgpu::CommandEncoder, steps: u32) {
         self.frame += 1;
         let frame = self.frame;
-        self.sim.record_steps(encoder, steps.min(limits::SUBSTEPS.max));
+        let steps = steps.min(limits::SUBSTEPS.max);
+        self.sim.record_steps(encoder, steps);
+        self.steps_total += steps as u64;
         if frame.is_multiple_of(DIAGNOSTICS_EVERY) {
             let tag = DiagTag {
                 frame,
@@ -168,13 +189,20 @@ impl Driver {
             if tag.generation != self.generation {
                 continue;
             }
+            let diag = readback::diagnostics_from(&bytes);
+            let delta = self.guards.update(&diag, tag.step);
+            let time = tag.step as f64 * self.sim.params().dt as f64;
             let sample = DiagSample {
                 frame: tag.frame,
                 step: tag.step,
-                diag: readback::diagnostics_from(&bytes),
+                diag,
                 capacity: tag.capacity,
                 grid_diagnostics: tag.grid_diagnostics,
                 at: tag.at,
+                wall_clamps_total: self.guards.wall_clamps,
+                non_finite_total: self.guards.non_finite,
+                delta,
+                finding: self.health.check_guards(&delta, tag.step, time),
             };
             self.history.push_back(sample.clone());
             self.latest = Some(sample.clone());

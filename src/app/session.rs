@@ -141,11 +141,18 @@ impl Session {
         }
     }
 
-    /// Back to the scene's initial state, with the options in force.
-    pub fn reset(&mut self, gpu: &Gpu) {
+    /// Back to the scene's initial state, with the options in force; true when it was reset.
+    pub fn reset(&mut self, gpu: &Gpu) -> bool {
         match Sim::new(gpu, &self.scene.state, self.controls.options.clone()) {
-            Ok(sim) => self.driver.replace_sim(sim),
-            Err(e) => self.error = Some(format!("reset failed: {e}")),
+            Ok(sim) => {
+                self.driver.replace_sim(sim);
+                self.error = None;
+                true
+            }
+            Err(e) => {
+                self.error = Some(format!("reset failed: {e}"));
+                false
+            }
         }
     }
 

@@ -97,16 +97,25 @@ impl Viewer {
     /// A diagnostics sample arrived: into the log (with its warning, if any) and the report.
     fn arrived(&mut self, s: &DiagSample) {
         log::info!(
-            "diagnostics of frame {} (step {}): max per cell {}, overflows {}, wall clamps {}, non-finite {}",
+            "diagnostics of frame {} (step {}): max per cell {}, overflows {}, wall clamps {} ({:.2} per step), non-finite {}",
             s.frame,
             s.step,
             s.diag.max_per_cell,
             s.diag.overflows,
-            s.diag.wall_clamps,
-            s.diag.non_finite
+            s.wall_clamps_total,
+            s.delta.clamps_per_step(),
+            s.non_finite_total
         );
         if let Some(w) = panel::overflow_warning(s) {
             log::warn!("frame {}: {w}", s.frame);
+        }
+        if let Some(f) = &s.finding
+            && !self.session.controls.paused
+        {
+            // the guards keep a blown-up state looking orderly: stop before it runs on as if healthy
+            log::error!("{f}: paused (reset or reload to go on)");
+            self.session.controls.paused = true;
+            self.session.error = Some(format!("paused: {f}. Reset (Backspace) or fix the scene."));
         }
         self.automation.diagnostics(s);
     }
@@ -121,6 +130,13 @@ impl Viewer {
     fn replaced(&mut self, host: &Host, r: Reloaded) {
         self.view.scene_replaced(self.session.driver.sim().params(), r.domain_changed);
         host.window.set_title(&title(&self.session.scene.title));
+        self.restarted();
+    }
+
+    /// The simulation started again: the report follows the running scene.
+    fn restarted(&mut self) {
+        let sim = self.session.driver.sim();
+        self.automation.restarted(sim.n_particles(), sim.n_fluid());
     }
 
     /// Applies the panel's actions of this frame, before the frame `next` is recorded.
@@ -128,7 +144,11 @@ impl Viewer {
         for a in std::mem::take(&mut self.actions) {
             match a {
                 Action::Step => self.session.step_once(),
-                Action::Reset => self.session.reset(host.gpu),
+                Action::Reset => {
+                    if self.session.reset(host.gpu) {
+                        self.restarted();
+                    }
+                }
                 Action::Reload => {
                     if let Some(r) = self.session.reload(host.gpu) {
                         self.replaced(host, r);
@@ -230,7 +250,7 @@ impl Content for Viewer {
     fn presented(&mut self, host: &Host) -> Flow {
         self.rate.tick(self.steps);
         let driver = &self.session.driver;
-        let done = self.automation.presented(host.window, driver.frame(), driver.sim().steps(), host.surface.size());
+        let done = self.automation.presented(host.window, driver.frame(), driver.steps_total, driver.sim().steps(), host.surface.size());
         if done { Flow::Exit } else { Flow::Continue }
     }
 

@@ -111,7 +111,12 @@ fn number_beyond_f32(text: &str) -> Option<(usize, usize, String)> {
             i += 1;
         } else if c.is_ascii_digit() && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_')) {
             let start = i;
-            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'.' || b[i] == b'_' || ((b[i] == b'-' || b[i] == b'+') && matches!(b[i - 1], b'e' | b'E'))) {
+            while i < b.len()
+                && (b[i].is_ascii_alphanumeric()
+                    || b[i] == b'.'
+                    || b[i] == b'_'
+                    || ((b[i] == b'-' || b[i] == b'+') && matches!(b[i - 1], b'e' | b'E')))
+            {
                 i += 1;
             }
             let literal = &text[start..i];
@@ -257,8 +262,12 @@ mod tests {
     fn many_blocks_load_fast_and_too_many_are_refused() {
         // eighths are exact in f32: touching blocks touch exactly
         let at = |i: usize| i as f64 * 0.125;
-        let blocks = |n: usize| (0..n).map(|i| format!("(min: ({}, 0, 0), max: ({}, 0.125, 0.125))", at(i), at(i + 1))).collect::<Vec<_>>().join(",");
-        let scene = |n: usize| format!("(domain: (min: (0, 0, 0), max: (1251, 1, 1)), fluid: [{}], physics: (spacing: 0.0625, dt: 0.001))", blocks(n));
+        let blocks = |n: usize| {
+            (0..n).map(|i| format!("(min: ({}, 0, 0), max: ({}, 0.125, 0.125))", at(i), at(i + 1))).collect::<Vec<_>>().join(",")
+        };
+        let scene = |n: usize| {
+            format!("(domain: (min: (0, 0, 0), max: (1251, 1, 1)), fluid: [{}], physics: (spacing: 0.0625, dt: 0.001))", blocks(n))
+        };
         let t = std::time::Instant::now();
         Scene::parse(&scene(limits::MAX_FLUID_BLOCKS), "t.ron").unwrap();
         assert!(t.elapsed().as_secs_f64() < 5.0, "10 000 touching blocks took {:?}", t.elapsed());
@@ -267,7 +276,8 @@ mod tests {
         // an overlap deep in the list is still found, naming the later block
         let mut many: Vec<String> = (0..2000).map(|i| format!("(min: ({}, 0, 0), max: ({}, 0.125, 0.125))", at(i), at(i + 1))).collect();
         many.push("(min: (50.05, 0, 0), max: (50.2, 0.125, 0.125))".into());
-        let text = format!("(domain: (min: (0, 0, 0), max: (251, 1, 1)), fluid: [{}], physics: (spacing: 0.01, dt: 0.0001))", many.join(","));
+        let text =
+            format!("(domain: (min: (0, 0, 0), max: (251, 1, 1)), fluid: [{}], physics: (spacing: 0.01, dt: 0.0001))", many.join(","));
         let (field, _, allowed, _) = invalid(&text);
         assert_eq!(field, "fluid[2000]");
         assert!(allowed.contains("no overlap with fluid[400]"), "{allowed}");

@@ -4,10 +4,10 @@
 
 use super::lattice::{count_particles, lattice_count, wall_box};
 use super::schema::{Pressure, Scene};
+use crate::gpu::Gpu;
 use crate::physics::{SUPPORT_OVER_SPACING, TAIT_GAMMA, cubic_w};
 use crate::sim::layout::CellOrder;
 use crate::sim::params::SimParams;
-use crate::gpu::Gpu;
 use crate::sim::{InitialState, Sim, SimError, SimOptions};
 use glam::{DVec3, Vec3};
 use std::collections::HashMap;

@@ -114,7 +114,11 @@ impl Scene {
         }
         if let Some((i, j)) = first_overlap(&self.fluid) {
             let (b, c) = (&self.fluid[i], &self.fluid[j]);
-            return Err(v.invalid(&format!("fluid[{i}]"), block(b), &format!("no overlap with fluid[{j}] = {} (blocks may touch)", block(c))));
+            return Err(v.invalid(
+                &format!("fluid[{i}]"),
+                block(b),
+                &format!("no overlap with fluid[{j}] = {} (blocks may touch)", block(c)),
+            ));
         }
 
         // particle count, first in u128 so that count_particles (u64) cannot overflow

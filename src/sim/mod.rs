@@ -88,7 +88,9 @@ pub enum SimError {
     WorkgroupSize(u32, u32),
     #[error("the device rejected a simulation shader or pipeline: {0}")]
     Pipeline(String),
-    #[error("the device ran out of memory creating the simulation's buffers ({0}); the scene does not fit this device: increase physics.spacing or shrink the domain or the fluid")]
+    #[error(
+        "the device ran out of memory creating the simulation's buffers ({0}); the scene does not fit this device: increase physics.spacing or shrink the domain or the fluid"
+    )]
     OutOfMemory(String),
     #[error("a simulation pass could not be built: {0}")]
     Kernel(#[from] KernelError),

@@ -227,22 +227,27 @@ fn diagnostics(ui: &mut egui::Ui, r: &Readout, controls: &Controls) {
                 ui.monospace(grid_words(s.diag.overflows));
                 ui.end_row();
                 ui.label("wall clamps (total)");
-                ui.monospace(s.diag.wall_clamps.to_string());
+                ui.monospace(s.wall_clamps_total.to_string());
                 ui.end_row();
-                ui.label("non-finite particles (total)");
-                ui.monospace(s.diag.non_finite.to_string());
+                ui.label("wall clamps per step (lately)");
+                ui.monospace(format!("{:.2}", s.delta.clamps_per_step()));
+                ui.end_row();
+                ui.label("non-finite particle-steps (total)");
+                ui.monospace(s.non_finite_total.to_string());
                 ui.end_row();
             });
             ui.small(format!("from frame {} (step {})", s.frame, s.step));
             if let Some(w) = overflow_warning(s) {
                 ui.colored_label(egui::Color32::from_rgb(255, 190, 80), format!("Warning: {w}"));
             }
-            if s.diag.non_finite > 0 {
+            if let Some(f) = &s.finding {
+                ui.colored_label(egui::Color32::from_rgb(255, 110, 100), f.to_string());
+            } else if s.non_finite_total > 0 {
                 ui.colored_label(
                     egui::Color32::from_rgb(255, 110, 100),
                     format!(
                         "Warning: {} particle updates were not finite and were discarded: the time step is too large for this stiffness",
-                        s.diag.non_finite
+                        s.non_finite_total
                     ),
                 );
             }
@@ -261,7 +266,10 @@ fn diagnostics(ui: &mut egui::Ui, r: &Readout, controls: &Controls) {
     let cfl = p.dt * p.sound_speed / p.h;
     let text = format!("CFL dt·c/h = {cfl:.3} (c = {:.1} m/s, dt = {:.1e} s)", p.sound_speed, p.dt);
     if cfl as f64 > crate::scene::limits::CFL_RECOMMENDED {
-        ui.colored_label(egui::Color32::from_rgb(255, 190, 80), format!("Warning: {text}: above 0.4, the step may be unstable"));
+        ui.colored_label(
+            egui::Color32::from_rgb(255, 190, 80),
+            format!("Warning: {text}: above {}, the step may be unstable", crate::scene::limits::CFL_RECOMMENDED),
+        );
     } else {
         ui.small(text);
     }

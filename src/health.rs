@@ -1,0 +1,192 @@
+//! Whether a run is still physical. The GPU's guards (the domain clamp, the non-finite discard)
+//! keep a blown-up state looking orderly — every particle clamped into a corner, nothing
+//! non-finite — so the counters behind them are watched here, with the probes' bulk density and
+//! speeds: a blow-up stops `rillet run` (exit code 3) and pauses the app, a warning is said once.
+
+use crate::probes::ProbeRow;
+use crate::sim::params::Diagnostics;
+
+/// The fastest particle may reach this fraction of the speed of sound before the weakly
+/// compressible model no longer holds: density varies as the square of the Mach number, so 0.1
+/// keeps it near 1 % (Monaghan 1994, c ≥ 10 v_max).
+pub const MACH_WARN: f64 = 0.1;
+/// Faster than sound: the model has lost its meaning.
+pub const MACH_BLOWUP: f64 = 1.0;
+/// A bulk compressed or stretched by this much is no weakly compressible fluid.
+pub const BULK_DENSITY_BLOWUP: f64 = 0.5;
+/// Domain-guard clamps per step, as a fraction of the fluid particles, past which the walls no
+/// longer hold the fluid (a splash clamps a handful per step; a blow-up clamps most of them).
+pub const CLAMP_FRACTION_BLOWUP: f64 = 0.01;
+
+/// The guard counters of the GPU (u32, cumulative, wrapping) accumulated without wrapping.
+#[derive(Clone, Debug, Default)]
+pub struct GuardTotals {
+    last: Option<(u32, u32)>,
+    last_step: u64,
+    pub wall_clamps: u64,
+    pub non_finite: u64,
+}
+
+/// What changed between two reads of the counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct GuardDelta {
+    pub steps: u64,
+    pub wall_clamps: u64,
+    pub non_finite: u64,
+}
+
+impl GuardDelta {
+    pub fn clamps_per_step(&self) -> f64 {
+        if self.steps == 0 { 0.0 } else { self.wall_clamps as f64 / self.steps as f64 }
+    }
+}
+
+impl GuardTotals {
+    /// Takes a read of the counters made after `step` steps. Reads must come less than 2^32
+    /// events apart (a read every 4 000 steps at 1M particles clamped every step).
+    pub fn update(&mut self, d: &Diagnostics, step: u64) -> GuardDelta {
+        let (c0, n0) = self.last.unwrap_or((0, 0));
+        let delta = GuardDelta {
+            steps: step.saturating_sub(self.last_step),
+            wall_clamps: d.wall_clamps.wrapping_sub(c0) as u64,
+            non_finite: d.non_finite.wrapping_sub(n0) as u64,
+        };
+        self.wall_clamps += delta.wall_clamps;
+        self.non_finite += delta.non_finite;
+        self.last = Some((d.wall_clamps, d.non_finite));
+        self.last_step = step;
+        delta
+    }
+}
+
+/// A finding about the run's health, with when it was seen.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Finding {
+    pub step: u64,
+    pub time: f64,
+    pub blow_up: bool,
+    pub what: String,
+}
+
+impl std::fmt::Display for Finding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = if self.blow_up { "the simulation blew up" } else { "warning" };
+        write!(f, "{kind} at step {} (t = {:.4} s): {}", self.step, self.time, self.what)
+    }
+}
+
+/// Watches one run: blow-ups every time, each kind of warning once.
+#[derive(Clone, Debug)]
+pub struct Health {
+    n_fluid: u64,
+    sound_speed: f64,
+    warned_mach: bool,
+}
+
+impl Health {
+    pub fn new(n_fluid: u32, sound_speed: f32) -> Self {
+        Self { n_fluid: n_fluid as u64, sound_speed: sound_speed as f64, warned_mach: false }
+    }
+
+    /// What the GPU counters say (the app has these alone): non-finite states, and walls that no
+    /// longer hold the fluid.
+    pub fn check_guards(&self, delta: &GuardDelta, step: u64, time: f64) -> Option<Finding> {
+        let finding = |what: String| Some(Finding { step, time, blow_up: true, what });
+        if delta.non_finite > 0 {
+            return finding(format!(
+                "{} particle-steps gave non-finite positions or velocities in the last {} steps (discarded by the guard)",
+                delta.non_finite, delta.steps
+            ));
+        }
+        let per_step = delta.clamps_per_step();
+        if per_step > CLAMP_FRACTION_BLOWUP * self.n_fluid as f64 {
+            return finding(format!(
+                "the domain guard clamped {per_step:.0} particles per step over the last {} steps ({:.1} % of the fluid; more than {} % means the walls no longer hold it)",
+                delta.steps,
+                100.0 * per_step / self.n_fluid.max(1) as f64,
+                100.0 * CLAMP_FRACTION_BLOWUP
+            ));
+        }
+        None
+    }
+
+    /// What a probe row says: the bulk's density and the speeds against the speed of sound.
+    pub fn check_row(&mut self, row: &ProbeRow) -> Option<Finding> {
+        let (step, time) = (row.step, row.time);
+        if row.max_density_error_bulk > BULK_DENSITY_BLOWUP {
+            return Some(Finding {
+                step,
+                time,
+                blow_up: true,
+                what: format!(
+                    "the bulk's density is off by {:.0} % (more than {:.0} %: no longer a weakly compressible fluid)",
+                    100.0 * row.max_density_error_bulk,
+                    100.0 * BULK_DENSITY_BLOWUP
+                ),
+            });
+        }
+        let mach = row.max_speed / self.sound_speed;
+        if !mach.is_finite() || mach >= MACH_BLOWUP {
+            return Some(Finding {
+                step,
+                time,
+                blow_up: true,
+                what: format!("a particle moves at {:.2} m/s, Mach {mach:.2} against c = {:.2} m/s", row.max_speed, self.sound_speed),
+            });
+        }
+        if mach > MACH_WARN && !self.warned_mach {
+            self.warned_mach = true;
+            return Some(Finding {
+                step,
+                time,
+                blow_up: false,
+                what: format!(
+                    "the fastest particle reaches {:.2} m/s, {:.0} % of c = {:.2} m/s (above {:.0} %, density varies by more than about 1 % and weak compressibility no longer holds: raise the speed of sound)",
+                    row.max_speed,
+                    100.0 * mach,
+                    self.sound_speed,
+                    100.0 * MACH_WARN
+                ),
+            });
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn diag(wall_clamps: u32, non_finite: u32) -> Diagnostics {
+        Diagnostics { wall_clamps, non_finite, ..Default::default() }
+    }
+
+    #[test]
+    fn totals_do_not_wrap_with_the_gpu_counter() {
+        let mut t = GuardTotals::default();
+        t.update(&diag(u32::MAX - 10, 0), 100);
+        let d = t.update(&diag(20, 0), 200);
+        assert_eq!(d, GuardDelta { steps: 100, wall_clamps: 31, non_finite: 0 });
+        assert_eq!(t.wall_clamps, u32::MAX as u64 - 10 + 31);
+    }
+
+    #[test]
+    fn blow_ups_and_warnings() {
+        let mut h = Health::new(1000, 10.0);
+        let calm = GuardDelta { steps: 10, wall_clamps: 50, non_finite: 0 };
+        assert_eq!(h.check_guards(&calm, 10, 0.1), None);
+        let clamped = GuardDelta { steps: 10, wall_clamps: 5000, non_finite: 0 };
+        assert!(h.check_guards(&clamped, 10, 0.1).unwrap().blow_up);
+        let nan = GuardDelta { steps: 10, wall_clamps: 0, non_finite: 1 };
+        assert!(h.check_guards(&nan, 10, 0.1).unwrap().to_string().starts_with("the simulation blew up at step 10"));
+        let row =
+            |speed: f64, bulk: f64| ProbeRow { step: 5, time: 0.5, max_speed: speed, max_density_error_bulk: bulk, ..Default::default() };
+        assert_eq!(h.check_row(&row(0.5, 0.01)), None);
+        let w = h.check_row(&row(2.0, 0.01)).unwrap();
+        assert!(!w.blow_up && w.what.contains("20 % of c"), "{w}");
+        assert_eq!(h.check_row(&row(2.0, 0.01)), None, "a warning is said once");
+        assert!(h.check_row(&row(11.0, 0.01)).unwrap().blow_up);
+        assert!(h.check_row(&row(0.5, 0.6)).unwrap().blow_up);
+        assert!(h.check_row(&row(f64::NAN, 0.0)).unwrap().blow_up);
+    }
+}

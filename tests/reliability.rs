@@ -1,0 +1,184 @@
+//! A scene the validator accepts must not crash the process, and a run that goes wrong must not
+//! exit 0 looking healthy. Each test runs the real `rillet` binary on the test adapter
+//! (lavapipe in CI) and reads its exit code, its messages and the files it left.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+fn rillet() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_rillet"));
+    c.env("WGPU_BACKEND", std::env::var("WGPU_BACKEND").unwrap_or_else(|_| "vulkan".into()));
+    c
+}
+
+/// A fresh folder for one test's files.
+fn folder(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("rillet-reliability-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn write_scene(dir: &Path, text: &str) -> PathBuf {
+    let path = dir.join("scene.ron");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The small drop of the tests, with `physics` and `grid` sections of our own.
+fn small_drop(physics: &str, grid: &str) -> String {
+    format!(
+        "(name: \"test drop\", domain: (min: (0, 0, 0), max: (0.4, 0.4, 0.4)),
+          fluid: [(min: (0.1, 0, 0.1), max: (0.3, 0.12, 0.3)), (min: (0.16, 0.24, 0.16), max: (0.24, 0.32, 0.24))],
+          physics: ({physics}), grid: ({grid}))"
+    )
+}
+
+/// Every line of probes.csv is complete: as many fields as the header, all numbers.
+fn assert_csv_complete(path: &Path) -> Vec<Vec<f64>> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert!(text.ends_with('\n'), "{} ends mid-line", path.display());
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().expect("a header").split(',').collect();
+    lines
+        .map(|l| {
+            let f: Vec<f64> = l.split(',').map(|x| x.parse().unwrap_or_else(|_| panic!("`{x}` in `{l}`"))).collect();
+            assert_eq!(f.len(), header.len(), "{l}");
+            f
+        })
+        .collect()
+}
+
+fn column(path: &Path, name: &str) -> usize {
+    let text = std::fs::read_to_string(path).unwrap();
+    text.lines().next().unwrap().split(',').position(|h| h == name).unwrap_or_else(|| panic!("no column {name} in {}", path.display()))
+}
+
+fn run_json(dir: &Path) -> serde_json::Value {
+    let path = dir.join("run.json");
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))).unwrap()
+}
+
+#[test]
+fn a_scene_too_large_is_refused_before_it_is_built() {
+    // a 1 m box at 0.8 mm: 1.95e9 particles, under the 2^31 cap; building it took 8 GiB and
+    // aborted the process before the device was ever asked
+    let dir = folder("too-large");
+    let scene = write_scene(
+        &dir,
+        "(domain: (min: (0, 0, 0), max: (1, 1, 1)), fluid: [(min: (0, 0, 0), max: (1, 1, 1))], physics: (spacing: 0.0008, dt: 0.00001))",
+    );
+    let t = Instant::now();
+    let o = rillet().arg("run").arg(&scene).args(["--steps", "1", "--quiet", "--out"]).arg(dir.join("out")).output().unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("does not fit this device"), "{err}");
+    assert!(err.contains("max_storage_buffer_binding_size") || err.contains("host memory"), "{err}");
+    assert!(t.elapsed() < Duration::from_secs(60), "refused only after {:?}", t.elapsed());
+
+    let o = rillet().args(["bench", "--particles", "1e9", "--warmup", "1", "--steps", "1"]).output().unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("max_storage_buffer_binding_size") || err.contains("host memory"), "{err}");
+}
+
+#[test]
+fn a_blow_up_stops_the_run_with_exit_code_3_and_valid_files() {
+    // gravity 1000 m/s² against a speed of sound of 5 m/s: the drop falls at Mach 3 and the pool
+    // is crushed; the guards kept this looking orderly and the run exited 0
+    let dir = folder("blow-up");
+    let scene = write_scene(&dir, &small_drop("pressure: SpeedOfSound(5), gravity: (0, -1000, 0), dt: 0.0002", ""));
+    let out = dir.join("out");
+    let o = rillet().arg("run").arg(&scene).args(["--steps", "2000", "--every", "20", "--quiet", "--out"]).arg(&out).output().unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(err.contains("blew up at step"), "{err}");
+    let rows = assert_csv_complete(&out.join("probes.csv"));
+    assert!(rows.len() >= 2 && rows.len() < 101, "stopped early: {} rows", rows.len());
+    let meta = run_json(&out);
+    assert!(meta["outcome"].as_str().unwrap().contains("blew up at step"), "{meta}");
+    assert!(meta["steps_done"].as_u64().unwrap() < 2000);
+    assert!(out.join("profile.csv").is_file());
+}
+
+#[test]
+fn a_healthy_run_exits_0_and_says_completed() {
+    let dir = folder("healthy");
+    let out = dir.join("out");
+    let scene = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenes/small_drop.ron");
+    let o = rillet().arg("run").arg(&scene).args(["--steps", "40", "--every", "20", "--quiet", "--out"]).arg(&out).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(run_json(&out)["outcome"], "completed");
+    assert_eq!(assert_csv_complete(&out.join("probes.csv")).len(), 3);
+}
+
+#[test]
+fn run_records_the_grid_diagnostics_the_panel_shows() {
+    // capacity 1: every cell that holds two particles overflows
+    let dir = folder("overflow");
+    let out = dir.join("out");
+    let scene = write_scene(&dir, &small_drop("", "capacity: 1"));
+    let o = rillet().arg("run").arg(&scene).args(["--steps", "20", "--every", "10", "--quiet", "--out"]).arg(&out).output().unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let csv = out.join("probes.csv");
+    let rows = assert_csv_complete(&csv);
+    let (max, over) = (column(&csv, "max_per_cell"), column(&csv, "overflows"));
+    let last = rows.last().unwrap();
+    assert!(last[max] >= 2.0 && last[over] >= 1.0, "max per cell {}, overflows {}", last[max], last[over]);
+    assert!(err.contains("capacity 1") && err.contains(&format!("{} over", last[over])), "the summary line says it: {err}");
+}
+
+#[test]
+fn an_interrupted_run_writes_its_files_and_does_not_exit_0() {
+    let dir = folder("interrupted");
+    let out = dir.join("out");
+    let scene = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenes/small_drop.ron");
+    let child = rillet()
+        .arg("run")
+        .arg(&scene)
+        .args(["--steps", "1000000", "--every", "10", "--quiet", "--out"])
+        .arg(&out)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let csv = out.join("probes.csv");
+    let t = Instant::now();
+    while std::fs::read_to_string(&csv).map_or(0, |s| s.lines().count()) < 3 {
+        assert!(t.elapsed() < Duration::from_secs(120), "no probes after two minutes");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let ok = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(ok.success());
+    let o = child.wait_with_output().unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(130), "{err}");
+    assert!(err.contains("interrupted at step"), "{err}");
+    assert_csv_complete(&csv);
+    assert!(run_json(&out)["outcome"].as_str().unwrap().contains("interrupted"));
+    assert!(out.join("profile.csv").is_file());
+}
+
+#[test]
+fn out_of_range_options_are_refused_not_run() {
+    let scene = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenes/small_drop.ron");
+    let dir = folder("options");
+    for args in [
+        vec!["run", scene.to_str().unwrap(), "--gauges", "nan", "--out", dir.to_str().unwrap()],
+        vec!["run", scene.to_str().unwrap(), "--gauges", "7", "--out", dir.to_str().unwrap()],
+        vec!["bench", "--cell-size", "nan"],
+        vec!["bench", "--cell-size", "100"],
+        vec!["bench", "--particles", "0.4"],
+        vec!["--substeps", "0"],
+    ] {
+        let o = rillet().args(&args).output().unwrap();
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("out of range") || err.contains("invalid value"), "{args:?}: {err}");
+    }
+}
