@@ -203,7 +203,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let r = run_scene(&gpu, &scene, &args.scene.display().to_string(), &cfg, Some(&args.out))?;
     let last = r.rows.last().context("no probe was recorded")?;
     eprintln!(
-        "{}: {} ({} of {} steps, {:.4} s simulated) in {:.1} s ({:.2} ms/step) on {}; front {:.4} m, density error max {:.3} % (bulk {:.3} %), spray {}, max speed {:.3} m/s (Mach {:.3}), wall clamps {} ({:.2} per step lately), outside {}, non-finite {}, cells up to {} (capacity {}, {} over)",
+        "{}: {} ({} of {} steps, {:.4} s simulated) in {:.1} s ({:.2} ms/step) on {}; front {:.4} m, density error max {:.3} % (bulk {:.3} %, compression {:.3} %), spray {}, max speed {:.3} m/s (Mach {:.3}), wall clamps {} ({:.2} per step lately), outside {}, non-finite {}, cells up to {} (capacity {}, {} over)",
         args.out.display(),
         if r.stopped.is_some() { "stopped early" } else { COMPLETED },
         r.meta.steps_done,
@@ -215,6 +215,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         last.front,
         100.0 * last.max_density_error,
         100.0 * last.max_density_error_bulk,
+        100.0 * last.max_compression,
         last.spray,
         last.max_speed,
         last.max_speed / r.meta.sound_speed as f64,

@@ -105,6 +105,9 @@ pub struct ProbeRow {
     pub max_density_error_bulk: f64,
     /// Fluid particles in spray and drops: fewer than [`SPRAY_FRACTION`] of a full neighbourhood.
     pub spray: u32,
+    /// max (ρ/ρ0 − 1, 0) over all fluid particles: the largest compression (a free surface or a
+    /// drop is under-dense, never over-dense, so this needs no neighbourhood).
+    pub max_compression: f64,
     /// Domain-guard clamps per step since the previous row.
     pub wall_clamps_per_step: f64,
     /// Largest cell occupancy of the last grid build (0 with diagnostics off).
@@ -135,7 +138,7 @@ impl ProbeRow {
         s.push_str(",max_density_error,mean_density_error,max_density_error_interior");
         s.push_str(",kinetic_J,potential_J,elastic_J,momentum_x,momentum_y,momentum_z");
         s.push_str(",max_speed_m_s,min_wall_distance_m,wall_clamps,non_finite,outside");
-        s.push_str(",max_density_error_bulk,spray,wall_clamps_per_step,max_per_cell,overflows");
+        s.push_str(",max_density_error_bulk,spray,max_compression,wall_clamps_per_step,max_per_cell,overflows");
         s
     }
 
@@ -152,8 +155,8 @@ impl ProbeRow {
             self.max_speed, self.min_wall_distance, self.wall_clamps, self.non_finite, self.outside
         ));
         s.push_str(&format!(
-            ",{:.6e},{},{:.6},{},{}",
-            self.max_density_error_bulk, self.spray, self.wall_clamps_per_step, self.max_per_cell, self.overflows
+            ",{:.6e},{},{:.6e},{:.6},{},{}",
+            self.max_density_error_bulk, self.spray, self.max_compression, self.wall_clamps_per_step, self.max_per_cell, self.overflows
         ));
         s
     }
@@ -161,7 +164,7 @@ impl ProbeRow {
     /// Parses a line written by [`ProbeRow::csv`] with `n_gauges` gauges.
     pub fn parse(line: &str, n_gauges: usize) -> Option<ProbeRow> {
         let f: Vec<&str> = line.trim().split(',').collect();
-        if f.len() != 3 + n_gauges + 3 + 6 + 5 + 5 {
+        if f.len() != 3 + n_gauges + 3 + 6 + 5 + 6 {
             return None;
         }
         let num = |i: usize| f[i].parse::<f64>().ok();
@@ -191,6 +194,7 @@ impl ProbeRow {
         row.outside = next()? as u32;
         row.max_density_error_bulk = next()?;
         row.spray = next()? as u32;
+        row.max_compression = next()?;
         row.wall_clamps_per_step = next()?;
         row.max_per_cell = next()? as u32;
         row.overflows = next()? as u32;
@@ -274,6 +278,7 @@ pub fn measure(setup: &ProbeSetup, p: &Particles, step: u64, time: f64) -> Probe
     for (i, (x, m, v, rho)) in fluid(p).enumerate() {
         n += 1;
         let err = (rho / rho0 - 1.0).abs();
+        row.max_compression = row.max_compression.max(rho / rho0 - 1.0);
         sum_err += err;
         row.max_density_error = row.max_density_error.max(err);
         if depths[i] >= setup.h {
@@ -652,6 +657,7 @@ mod tests {
         let r = measure(&s, &p, 0, 0.0);
         assert!((r.max_density_error - 0.68).abs() < 1e-9, "the drop reads as a 68 % error over all particles");
         assert!((r.max_density_error_bulk - 0.2).abs() < 1e-9, "{}", r.max_density_error_bulk);
+        assert!((r.max_compression - 0.2).abs() < 1e-9, "the drop is under-dense: {}", r.max_compression);
         // only the drop: even the block's corners keep 7 of 26 neighbours
         assert_eq!(r.spray, 1);
         let counts = neighbour_counts(&s, &p);

@@ -3,11 +3,13 @@
 # viscous walls, two to four wall layers, counting the domain guard's clamps. Run from the
 # project root on a GPU machine: docs/studies/wall_penetration.sh RILLET OUTDIR
 # (RILLET: the rillet binary). Prints one line per variant; OUTDIR keeps every run folder.
+# ONLY=REGEX runs the variants whose name matches.
 set -uo pipefail
 bin=${1:?rillet binary}; out=${2:?output folder}
 mkdir -p "$out"
 variant() { # name scene steps every sed-expressions...
   local name=$1 scene=$2 steps=$3 every=$4; shift 4
+  if [[ -n "${ONLY:-}" && ! $name =~ $ONLY ]]; then return; fi
   sed "$@" "$scene" > "$out/$name.ron"
   "$bin" run "$out/$name.ron" --steps "$steps" --every "$every" --quiet --out "$out/$name" > "$out/$name.log" 2>&1
   local rc=$?
