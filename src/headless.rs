@@ -15,6 +15,7 @@ use crate::health::{GuardTotals, Health};
 use crate::probes::{self as probe, ProbeRow, ProbeSetup, Profile, ProfileBin};
 use crate::scene::Scene;
 use crate::scene::setup;
+use crate::signals::{stop_on_signals, stop_requested};
 use crate::sim::InitialState;
 use crate::sim::Sim;
 use anyhow::Context;
@@ -161,20 +162,6 @@ impl Stopped {
             Stopped::Interrupted { .. } => 130,
         }
     }
-}
-
-static STOP: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Makes SIGINT and SIGTERM end a run between batches of steps, its files written, instead of
-/// killing the process (the command line installs this; tests do not).
-pub fn stop_on_signals() {
-    if let Err(e) = ctrlc::set_handler(|| STOP.store(true, std::sync::atomic::Ordering::SeqCst)) {
-        log::warn!("cannot catch SIGINT/SIGTERM: {e}");
-    }
-}
-
-fn stop_requested() -> bool {
-    STOP.load(std::sync::atomic::Ordering::SeqCst)
 }
 
 /// A finished (or re-read) run.

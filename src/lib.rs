@@ -13,6 +13,7 @@ pub mod probes;
 pub mod reference;
 pub mod render;
 pub mod scene;
+pub mod signals;
 pub mod sim;
 pub mod validation;
 pub mod wgsl;

@@ -101,6 +101,10 @@ fn main() -> ExitCode {
         None => rillet::app::run(cli.app),
     };
     match result {
+        Ok(()) if rillet::signals::stop_requested() => {
+            eprintln!("interrupted: stopped by a signal after writing what it had");
+            ExitCode::from(130)
+        }
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             if let Some(stopped) = e.downcast_ref::<rillet::headless::Stopped>() {

@@ -549,6 +549,26 @@ fn the_scene_reloads_when_its_file_changes_and_a_bad_edit_keeps_the_old_one() {
 }
 
 #[test]
+fn sigterm_ends_the_app_with_its_report_written() {
+    let dir = std::env::temp_dir().join(format!("rillet-sigterm-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let report = dir.join("report.json");
+    let scene = root().join("scenes/small_drop.ron");
+    let args = [scene.as_os_str(), "--report".as_ref(), report.as_os_str(), "--size".as_ref(), "640x480".as_ref(), "--no-vsync".as_ref()];
+    let mut app = AppProcess::start(args);
+    app.wait_for("the first diagnostics", Duration::from_secs(120), |l| l.contains("diagnostics of frame 60"));
+    let ok = Command::new("kill").args(["-TERM", &app.child.id().to_string()]).status().unwrap();
+    assert!(ok.success());
+    let code = app.wait_exit(Duration::from_secs(60));
+    let log = app.text();
+    assert_eq!(code, Some(130), "{log}");
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).expect("the report")).unwrap();
+    assert!(r["frames"].as_u64().unwrap() >= 60, "{r}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn a_blow_up_pauses_the_app_and_says_so() {
     // gravity 1000 m/s² against a speed of sound of 5 m/s: the guards clamp the crushed pool into
     // the walls; the app must stop stepping and say why, not run on looking healthy

@@ -165,6 +165,20 @@ fn an_interrupted_run_writes_its_files_and_does_not_exit_0() {
 }
 
 #[test]
+fn a_full_disk_is_an_error_naming_the_file() {
+    // probes.csv on /dev/full: every write fails with "no space left on device"
+    let dir = folder("full-disk");
+    let out = dir.join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    std::os::unix::fs::symlink("/dev/full", out.join("probes.csv")).unwrap();
+    let scene = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenes/small_drop.ron");
+    let o = rillet().arg("run").arg(&scene).args(["--steps", "20", "--every", "10", "--quiet", "--out"]).arg(&out).output().unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("probes.csv") && err.contains("No space left"), "{err}");
+}
+
+#[test]
 fn out_of_range_options_are_refused_not_run() {
     let scene = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenes/small_drop.ron");
     let dir = folder("options");

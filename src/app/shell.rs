@@ -199,6 +199,12 @@ impl Shell {
     /// Chooses how the loop waits: continuous frames while visible; asleep while minimized
     /// (waking for the content's periodic checks).
     fn about_to_wait(&mut self, event_loop: &ActiveEventLoop, content: &mut impl Content) {
+        // SIGINT / SIGTERM: leave the loop the ordinary way, so the content finishes (its report)
+        if crate::signals::stop_requested() {
+            log::info!("a signal asked to stop: exiting");
+            event_loop.exit();
+            return;
+        }
         if self.minimized {
             let wake = content.idle(&self.host());
             event_loop.set_control_flow(ControlFlow::WaitUntil(wake));
