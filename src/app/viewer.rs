@@ -188,6 +188,7 @@ impl Content for Viewer {
             scene_file: scene.path.as_deref().and_then(|p| p.to_str()),
             error: error.as_deref(),
             adapter: &host.gpu.info.name,
+            cpu_adapter: host.gpu.info.device_type == wgpu::DeviceType::Cpu,
             fps: self.rate.fps,
             steps_per_second: self.rate.sps,
             frame: driver.frame(),
