@@ -296,13 +296,23 @@ pub fn run_scene(gpu: &Gpu, scene: &Scene, scene_label: &str, cfg: &RunConfig, o
             gpu.describe()
         );
     }
+    let mut warnings = Vec::new();
+    let cfl = params.dt as f64 * params.sound_speed as f64 / params.h as f64;
+    if cfl > crate::scene::limits::CFL_RECOMMENDED {
+        let w = format!(
+            "warning: CFL dt·c/h = {cfl:.3} is above the recommended {} (c = {:.2} m/s): the step may be unstable",
+            crate::scene::limits::CFL_RECOMMENDED,
+            params.sound_speed
+        );
+        eprintln!("{label}: {w}");
+        warnings.push(w);
+    }
     let mut bar = Progress::new(&label, cfg.steps, cfg.progress);
     let profile_from = cfg.steps - ((cfg.steps as f64 * cfg.profile_fraction) as u64).min(cfg.steps);
     let mut profile = Profile::new(&setup);
     let mut rows = Vec::new();
     let mut guards = GuardTotals::default();
     let mut health = Health::new(params.n_fluid, params.sound_speed);
-    let mut warnings = Vec::new();
     let mut stopped: Option<Stopped> = None;
     let out_name = out.map_or_else(|| "no folder".to_string(), |d| d.display().to_string());
     let t0 = Instant::now();
@@ -314,7 +324,7 @@ pub fn run_scene(gpu: &Gpu, scene: &Scene, scene_label: &str, cfg: &RunConfig, o
         let mut row = probe::measure(&setup, &p, step, time);
         let delta = guards.update(&d, step);
         row.wall_clamps = guards.wall_clamps;
-        row.non_finite = guards.non_finite.min(u32::MAX as u64) as u32;
+        row.non_finite = guards.non_finite;
         row.wall_clamps_per_step = delta.clamps_per_step();
         row.max_per_cell = d.max_per_cell;
         row.overflows = d.overflows;

@@ -18,8 +18,10 @@ pub const MACH_BLOWUP: f64 = 1.0;
 /// bulk of the 1M benchmark dam break (measured, docs/PHYSICS.md "Walls").
 pub const COMPRESSION_BLOWUP: f64 = 1.0;
 /// Domain-guard clamps per step, as a fraction of the fluid particles, past which the walls no
-/// longer hold the fluid (a splash clamps a handful per step; a blow-up clamps most of them).
-pub const CLAMP_FRACTION_BLOWUP: f64 = 0.01;
+/// longer hold the fluid: a blow-up clamps most of them every step; a thin front on free-slip
+/// walls clamps up to about 1 % in the coarse CI dam break (720 fluid particles, measured), far
+/// less at finer resolutions (docs/PHYSICS.md, "Walls").
+pub const CLAMP_FRACTION_BLOWUP: f64 = 0.05;
 
 /// The guard counters of the GPU (u32, cumulative, wrapping) accumulated without wrapping.
 #[derive(Clone, Debug, Default)]
@@ -116,7 +118,7 @@ impl Health {
     /// What a probe row says: the largest compression and the speeds against the speed of sound.
     pub fn check_row(&mut self, row: &ProbeRow) -> Option<Finding> {
         let (step, time) = (row.step, row.time);
-        if !(row.max_compression <= COMPRESSION_BLOWUP) {
+        if row.max_compression.is_nan() || row.max_compression > COMPRESSION_BLOWUP {
             return Some(Finding {
                 step,
                 time,
@@ -178,12 +180,19 @@ mod tests {
         let mut h = Health::new(1000, 10.0);
         let calm = GuardDelta { steps: 10, wall_clamps: 50, non_finite: 0 };
         assert_eq!(h.check_guards(&calm, 10, 0.1), None);
+        let splash = GuardDelta { steps: 10, wall_clamps: 110, non_finite: 0 };
+        assert_eq!(h.check_guards(&splash, 10, 0.1), None, "1.1 % clamped per step is a splash on free-slip walls");
         let clamped = GuardDelta { steps: 10, wall_clamps: 5000, non_finite: 0 };
         assert!(h.check_guards(&clamped, 10, 0.1).unwrap().blow_up);
         let nan = GuardDelta { steps: 10, wall_clamps: 0, non_finite: 1 };
         assert!(h.check_guards(&nan, 10, 0.1).unwrap().to_string().starts_with("the simulation blew up at step 10"));
-        let row =
-            |speed: f64, bulk: f64| ProbeRow { step: 5, time: 0.5, max_speed: speed, max_density_error_bulk: bulk, ..Default::default() };
+        let row = |speed: f64, compression: f64| ProbeRow {
+            step: 5,
+            time: 0.5,
+            max_speed: speed,
+            max_compression: compression,
+            ..Default::default()
+        };
         assert_eq!(h.check_row(&row(0.5, 0.01)), None);
         let w = h.check_row(&row(2.0, 0.01)).unwrap();
         assert!(!w.blow_up && w.what.contains("20 % of c"), "{w}");

@@ -97,7 +97,7 @@ pub struct ProbeRow {
     pub wall_clamps: u64,
     /// Particle-steps whose integrated state was not finite and was discarded, since the start
     /// (GPU counter, accumulated without wrapping).
-    pub non_finite: u32,
+    pub non_finite: u64,
     /// Fluid particles outside the domain box (more than 1 µm beyond a face) or not finite.
     pub outside: u32,
     /// max |ρ/ρ0 − 1| over the bulk: fluid particles with a full neighbourhood (at least
@@ -115,6 +115,10 @@ pub struct ProbeRow {
     /// Particles over the cell capacity in the last grid build.
     pub overflows: u32,
 }
+
+/// Neighbours are counted within this fraction of h: the kernel vanishes at h, and lattice sites
+/// at exactly h (2 spacings along an axis) would be counted or not by rounding.
+pub const NEIGHBOUR_REACH: f64 = 0.999;
 
 /// A fluid particle is in the bulk with at least this fraction of a full neighbourhood.
 pub const BULK_FRACTION: f64 = 0.85;
@@ -190,7 +194,7 @@ impl ProbeRow {
         row.max_speed = next()?;
         row.min_wall_distance = next()?;
         row.wall_clamps = next()? as u64;
-        row.non_finite = next()? as u32;
+        row.non_finite = next()? as u64;
         row.outside = next()? as u32;
         row.max_density_error_bulk = next()?;
         row.spray = next()? as u32;
@@ -219,7 +223,7 @@ pub fn full_neighbourhood(setup: &ProbeSetup) -> u32 {
         for j in -r..=r {
             for i in -r..=r {
                 let d = setup.spacing * ((i * i + j * j + k * k) as f64).sqrt();
-                if d > 0.0 && d < setup.h {
+                if d > 0.0 && d < NEIGHBOUR_REACH * setup.h {
                     n += 1;
                 }
             }
@@ -233,6 +237,7 @@ pub fn full_neighbourhood(setup: &ProbeSetup) -> u32 {
 pub fn neighbour_counts(setup: &ProbeSetup, p: &Particles) -> Vec<u32> {
     use std::collections::HashMap;
     let h = setup.h;
+    let reach2 = (NEIGHBOUR_REACH * h) * (NEIGHBOUR_REACH * h);
     let key = |x: [f64; 3]| [(x[0] / h).floor() as i64, (x[1] / h).floor() as i64, (x[2] / h).floor() as i64];
     let all: Vec<[f64; 3]> =
         p.pos_mass.iter().map(|x| [x[0] as f64, x[1] as f64, x[2] as f64]).filter(|x| x.iter().all(|c| c.is_finite())).collect();
@@ -253,7 +258,7 @@ pub fn neighbour_counts(setup: &ProbeSetup, p: &Particles) -> Vec<u32> {
                         for &j in cells.get(&[c[0] + dx, c[1] + dy, c[2] + dz]).map_or(&[][..], |v| v.as_slice()) {
                             let y = all[j as usize];
                             let d2 = (0..3).map(|a| (x[a] - y[a]) * (x[a] - y[a])).sum::<f64>();
-                            if d2 > 0.0 && d2 < h * h {
+                            if d2 > 0.0 && d2 < reach2 {
                                 n += 1;
                             }
                         }

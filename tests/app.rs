@@ -269,6 +269,8 @@ fn display() -> &'static str {
              while kill -0 {} 2>/dev/null; do sleep 1; done; kill $x",
             std::process::id()
         );
+        // never waited for: it outlives the tests by design and stops Xvfb once this process is gone
+        #[allow(clippy::zombie_processes)]
         let mut sh = Command::new("sh").args(["-c", &script]).stdout(std::process::Stdio::piped()).spawn().expect("sh");
         let mut line = String::new();
         std::io::BufReader::new(sh.stdout.take().unwrap()).read_line(&mut line).unwrap();

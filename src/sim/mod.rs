@@ -539,6 +539,15 @@ fn out_of_memory_scope<T>(device: &wgpu::Device, make: impl FnOnce() -> T) -> Re
     }
 }
 
+/// Grid fields of the uniform block for a layout.
+fn apply_layout(params: &mut SimParams, layout: &GridLayout, h: f32) {
+    params.grid_origin = layout.origin.into();
+    params.inv_cell_size = layout.inv_cell_size;
+    params.grid_dims = layout.dims.into();
+    params.num_cells = layout.num_cells;
+    params.search_range = layout.search_range(h);
+}
+
 #[cfg(test)]
 mod tests {
     /// A buffer the device refuses, made inside the scope, is an error and not a panic or a
@@ -554,13 +563,4 @@ mod tests {
         let fine = super::out_of_memory_scope(&gpu.device, || super::shader::storage(&gpu.device, "test.small", 64));
         assert!(fine.is_ok());
     }
-}
-
-/// Grid fields of the uniform block for a layout.
-fn apply_layout(params: &mut SimParams, layout: &GridLayout, h: f32) {
-    params.grid_origin = layout.origin.into();
-    params.inv_cell_size = layout.inv_cell_size;
-    params.grid_dims = layout.dims.into();
-    params.num_cells = layout.num_cells;
-    params.search_range = layout.search_range(h);
 }
