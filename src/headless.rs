@@ -50,6 +50,16 @@ pub struct RunArgs {
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
+    /// Export particle frames into OUT/particles/ in these formats: vtk (.vtu per frame and
+    /// particles.pvd), ply (binary PLY per frame).
+    #[arg(long, value_delimiter = ',')]
+    pub export: Vec<crate::export::Format>,
+    /// Export every this many steps (0 = at every probe).
+    #[arg(long, default_value_t = 0)]
+    pub export_every: u64,
+    /// Export the boundary (wall) particles too (kind = 1).
+    #[arg(long)]
+    pub export_boundary: bool,
 }
 
 /// `2:1.5,0,-0.5` → (2, [1.5, 0, -0.5]).
@@ -76,11 +86,27 @@ pub struct RunConfig {
     pub profile_fraction: f64,
     /// Draw a progress bar on stderr.
     pub progress: bool,
+    /// Particle export formats (none: no export).
+    pub export: Vec<crate::export::Format>,
+    /// Export interval in steps (at least 1).
+    pub export_every: u64,
+    /// Export boundary particles too.
+    pub export_boundary: bool,
 }
 
 impl RunConfig {
     pub fn new(steps: u64) -> Self {
-        Self { steps, every: auto_every(steps), gauges: vec![], velocities: vec![], profile_fraction: 0.1, progress: false }
+        Self {
+            steps,
+            every: auto_every(steps),
+            gauges: vec![],
+            velocities: vec![],
+            profile_fraction: 0.1,
+            progress: false,
+            export: vec![],
+            export_every: 1,
+            export_boundary: false,
+        }
     }
 }
 
@@ -134,11 +160,29 @@ pub struct RunMeta {
     /// Warnings said during the run (each kind once).
     #[serde(default)]
     pub warnings: Vec<String>,
+    /// The particle export, when there was one: formats, interval, what was written.
+    #[serde(default)]
+    pub export: Option<ExportMeta>,
+}
+
+/// What a run exported (run.json).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ExportMeta {
+    pub formats: Vec<crate::export::Format>,
+    pub every: u64,
+    pub boundary: bool,
+    /// Folder of the frames, relative to the run folder.
+    pub folder: String,
+    #[serde(flatten)]
+    pub stats: crate::export::ExportStats,
 }
 
 fn completed() -> String {
     COMPLETED.to_string()
 }
+
+/// The folder of the exported frames inside a run folder.
+pub const EXPORT_FOLDER: &str = "particles";
 
 /// [`RunMeta::outcome`] of a run that did all its steps.
 pub const COMPLETED: &str = "completed";
@@ -185,7 +229,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         velocities: args.velocities,
         profile_fraction: args.profile_fraction.clamp(0.0, 1.0),
         progress: !args.quiet,
+        export: args.export,
+        export_every: args.export_every,
+        export_boundary: args.export_boundary,
     };
+    let cfg = RunConfig { export_every: if cfg.export_every == 0 { cfg.every } else { cfg.export_every }, ..cfg };
     stop_on_signals();
     let r = run_scene(&gpu, &scene, &args.scene.display().to_string(), &cfg, Some(&args.out))?;
     let last = r.rows.last().context("no probe was recorded")?;
@@ -317,44 +365,68 @@ pub fn run_scene(gpu: &Gpu, scene: &Scene, scene_label: &str, cfg: &RunConfig, o
     let out_name = out.map_or_else(|| "no folder".to_string(), |d| d.display().to_string());
     let t0 = Instant::now();
     let mut step = 0u64;
+    let mut exporter = match (out, cfg.export.is_empty()) {
+        (Some(dir), false) => Some(crate::export::Exporter::start(&dir.join(EXPORT_FOLDER), &cfg.export, vec![])?),
+        _ => None,
+    };
+    let export_every = cfg.export_every.max(1);
+    let next = |s: u64, k: u64| (s / k + 1) * k;
     loop {
         let p = sim.read_particles();
-        let d = sim.read_diagnostics();
         let time = step as f64 * dt;
-        let mut row = probe::measure(&setup, &p, step, time);
-        let delta = guards.update(&d, step);
-        row.wall_clamps = guards.wall_clamps;
-        row.non_finite = guards.non_finite;
-        row.wall_clamps_per_step = delta.clamps_per_step();
-        row.max_per_cell = d.max_per_cell;
-        row.overflows = d.overflows;
-        if let Some(w) = csv.as_mut() {
-            w.line(&row.csv())?;
-        }
-        if step >= profile_from || step == cfg.steps {
-            profile.add(&p);
-        }
-        let finding = health.check_guards(&delta, step, time).or_else(|| health.check_row(&row));
-        rows.push(row);
-        match finding {
-            Some(f) if f.blow_up => {
-                bar.clear();
-                stopped = Some(Stopped::BlowUp { finding: f, out: out_name.clone() });
+        let interrupted = stop_requested();
+        if let Some(e) = exporter.as_mut()
+            && (step.is_multiple_of(export_every) || step == cfg.steps || interrupted)
+        {
+            let frame = crate::export::Frame::new(&p, step, time, params.rest_density, params.stiffness, cfg.export_boundary);
+            if let Err(sent) = e.send(frame) {
+                let writer = exporter.take().map(|e| e.finish());
+                return Err(match writer {
+                    Some(Err(e)) => e,
+                    _ => sent,
+                });
             }
-            Some(f) => {
-                bar.clear();
-                eprintln!("{label}: {f}");
-                warnings.push(f.to_string());
-            }
-            None => {}
         }
-        if stopped.is_none() && stop_requested() {
+        if step.is_multiple_of(every) || step == cfg.steps || interrupted {
+            let d = sim.read_diagnostics();
+            let mut row = probe::measure(&setup, &p, step, time);
+            let delta = guards.update(&d, step);
+            row.wall_clamps = guards.wall_clamps;
+            row.non_finite = guards.non_finite;
+            row.wall_clamps_per_step = delta.clamps_per_step();
+            row.max_per_cell = d.max_per_cell;
+            row.overflows = d.overflows;
+            if let Some(w) = csv.as_mut() {
+                w.line(&row.csv())?;
+            }
+            if step >= profile_from || step == cfg.steps {
+                profile.add(&p);
+            }
+            let finding = health.check_guards(&delta, step, time).or_else(|| health.check_row(&row));
+            rows.push(row);
+            match finding {
+                Some(f) if f.blow_up => {
+                    bar.clear();
+                    stopped = Some(Stopped::BlowUp { finding: f, out: out_name.clone() });
+                }
+                Some(f) => {
+                    bar.clear();
+                    eprintln!("{label}: {f}");
+                    warnings.push(f.to_string());
+                }
+                None => {}
+            }
+        }
+        if stopped.is_none() && interrupted {
             stopped = Some(Stopped::Interrupted { step, out: out_name.clone() });
         }
         if step >= cfg.steps || stopped.is_some() {
             break;
         }
-        let target = (step + every).min(cfg.steps);
+        let mut target = next(step, every).min(cfg.steps);
+        if exporter.is_some() {
+            target = target.min(next(step, export_every));
+        }
         while step < target && !stop_requested() {
             // at most 100 steps per submit, and wait for each so the progress bar tells the truth
             let k = (target - step).min(100) as u32;
@@ -364,6 +436,16 @@ pub fn run_scene(gpu: &Gpu, scene: &Scene, scene_label: &str, cfg: &RunConfig, o
             bar.update(step, step as f64 * dt);
         }
     }
+    let export = match exporter {
+        Some(e) => Some(ExportMeta {
+            formats: cfg.export.clone(),
+            every: export_every,
+            boundary: cfg.export_boundary,
+            folder: EXPORT_FOLDER.to_string(),
+            stats: e.finish()?,
+        }),
+        None => None,
+    };
     bar.finish();
     let wall = t0.elapsed().as_secs_f64();
     let meta = RunMeta {
@@ -397,6 +479,7 @@ pub fn run_scene(gpu: &Gpu, scene: &Scene, scene_label: &str, cfg: &RunConfig, o
         outcome: stopped.as_ref().map_or_else(completed, |s| s.to_string()),
         steps_done: step,
         warnings,
+        export,
     };
     let result = RunResult { meta, rows, profile: profile.bins(), stopped };
     if let Some(dir) = out {

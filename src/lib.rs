@@ -5,6 +5,7 @@
 
 pub mod app;
 pub mod bench;
+pub mod export;
 pub mod gpu;
 pub mod headless;
 pub mod health;

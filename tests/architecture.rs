@@ -17,7 +17,7 @@ const LAYERS: &[&[&str]] = &[
     // the CPU twin; scene files and their initial state; drawing particles
     &["reference", "scene", "render"],
     // measurements of a particle state
-    &["probes"],
+    &["probes", "export"],
     // whether a run is still physical (guards, bulk density, Mach number)
     &["health"],
     // headless runs, the benchmark

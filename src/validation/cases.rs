@@ -94,12 +94,7 @@ pub fn run_spec(folder: &str, res: Resolution) -> RunSpec {
         }
         other => panic!("no validation run named {other}"),
     };
-    RunSpec {
-        folder,
-        scene_path,
-        scene_text,
-        config: RunConfig { steps, every, gauges, velocities, profile_fraction: 0.1, progress: false },
-    }
+    RunSpec { folder, scene_path, scene_text, config: RunConfig { every, gauges, velocities, ..RunConfig::new(steps) } }
 }
 
 /// One bound checked.
