@@ -12,8 +12,7 @@ use crate::physics::tait_pressure;
 use crate::sim::Particles;
 use anyhow::Context as _;
 use base64::Engine as _;
-use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::mpsc::{Receiver, SyncSender, TrySendError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -154,20 +153,7 @@ pub fn pvd(frames: &[(f64, String)]) -> Vec<u8> {
     s.into_bytes()
 }
 
-/// Writes `bytes` to `path` under a temporary name, then renames it (the error names the file).
-pub fn write_whole(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    let result = std::fs::File::create(&tmp)
-        .and_then(|mut f| f.write_all(bytes).and_then(|()| f.sync_data()))
-        .and_then(|()| std::fs::rename(&tmp, path));
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e).with_context(|| format!("cannot write {}", path.display()));
-    }
-    Ok(())
-}
+pub use crate::files::write_whole;
 
 /// What an export wrote.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]

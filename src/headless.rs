@@ -10,12 +10,14 @@
 //!   averaged over the probes of the last `--profile-fraction` of the run;
 //! - `run.json`: what ran (scene, resolution, dt, speed of sound, adapter, timing).
 
+use crate::checkpoint::Checkpoint;
+use crate::files::write_whole;
 use crate::gpu::Gpu;
 use crate::health::{GuardTotals, Health};
 use crate::probes::{self as probe, ProbeRow, ProbeSetup, Profile, ProfileBin};
 use crate::scene::Scene;
 use crate::scene::setup;
-use crate::signals::{stop_on_signals, stop_requested};
+use crate::signals::stop_requested;
 use crate::sim::InitialState;
 use crate::sim::Sim;
 use anyhow::Context;
@@ -26,11 +28,12 @@ use std::time::Instant;
 
 #[derive(clap::Args, Debug)]
 pub struct RunArgs {
-    /// Scene file (RON).
-    pub scene: PathBuf,
-    /// Steps to run.
-    #[arg(long, default_value_t = 1000)]
-    pub steps: u64,
+    /// Scene file (RON); not with --resume, which reads it from the run folder.
+    #[arg(required_unless_present = "resume")]
+    pub scene: Option<PathBuf>,
+    /// Steps to run (the run's total; default 1000, or the resumed run's).
+    #[arg(long)]
+    pub steps: Option<u64>,
     /// Output folder for probes.csv, profile.csv and run.json (created if missing).
     #[arg(long, default_value = "out")]
     pub out: PathBuf,
@@ -60,6 +63,13 @@ pub struct RunArgs {
     /// Export the boundary (wall) particles too (kind = 1).
     #[arg(long)]
     pub export_boundary: bool,
+    /// Keep OUT/checkpoint.bin current every this many steps (0 = only when interrupted).
+    #[arg(long, default_value_t = 0)]
+    pub checkpoint_every: u64,
+    /// Continue the run in this folder from its checkpoint.bin, with its scene and settings,
+    /// up to --steps (appending to probes.csv and the export series).
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["scene", "out", "every", "gauges", "velocities", "export", "export_every", "export_boundary"])]
+    pub resume: Option<PathBuf>,
 }
 
 /// `2:1.5,0,-0.5` → (2, [1.5, 0, -0.5]).
@@ -92,6 +102,8 @@ pub struct RunConfig {
     pub export_every: u64,
     /// Export boundary particles too.
     pub export_boundary: bool,
+    /// Checkpoint interval in steps (0 = only when interrupted).
+    pub checkpoint_every: u64,
 }
 
 impl RunConfig {
@@ -106,6 +118,7 @@ impl RunConfig {
             export: vec![],
             export_every: 1,
             export_boundary: false,
+            checkpoint_every: 0,
         }
     }
 }
@@ -163,6 +176,12 @@ pub struct RunMeta {
     /// The particle export, when there was one: formats, interval, what was written.
     #[serde(default)]
     pub export: Option<ExportMeta>,
+    /// Checkpoint interval (0 = only when interrupted).
+    #[serde(default)]
+    pub checkpoint_every: u64,
+    /// The step this run was resumed from, if it was.
+    #[serde(default)]
+    pub resumed_from: Option<u64>,
 }
 
 /// What a run exported (run.json).
@@ -194,16 +213,18 @@ pub enum Stopped {
     #[error("{finding}; the run stopped, {out} holds the probes up to it")]
     BlowUp { finding: crate::health::Finding, out: String },
     /// SIGINT or SIGTERM.
-    #[error("interrupted at step {step}; the run stopped, {out} holds the probes up to it")]
-    Interrupted { step: u64, out: String },
+    #[error(
+        "interrupted at step {step}; the run stopped, {out} holds the probes up to it and a checkpoint: continue with `rillet run --resume {out}`"
+    )]
+    Interrupted { step: u64, out: String, code: u8 },
 }
 
 impl Stopped {
-    /// The process exit code: 3 for a blow-up, 130 for an interruption.
+    /// The process exit code: 3 for a blow-up, 130 for SIGINT, 143 for SIGTERM.
     pub fn exit_code(&self) -> u8 {
         match self {
             Stopped::BlowUp { .. } => 3,
-            Stopped::Interrupted { .. } => 130,
+            Stopped::Interrupted { code, .. } => *code,
         }
     }
 }
@@ -219,12 +240,20 @@ pub struct RunResult {
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
-    let scene = Scene::load(&args.scene)?;
+    if let Some(dir) = &args.resume {
+        let (scene, label, cfg, start) = resume_from(dir, args.steps, args.quiet)?;
+        let gpu = Gpu::headless()?;
+        let r = run_scene(&gpu, &scene, &label, &cfg, Some(dir), start)?;
+        return finish_run(r, dir, &scene);
+    }
+    let scene_path = args.scene.clone().expect("clap requires SCENE without --resume");
+    let scene = Scene::load(&scene_path)?;
     check_gauges(&scene, &args.gauges)?;
     let gpu = Gpu::headless()?;
+    let steps = args.steps.unwrap_or(DEFAULT_STEPS);
     let cfg = RunConfig {
-        steps: args.steps,
-        every: if args.every == 0 { auto_every(args.steps) } else { args.every },
+        steps,
+        every: if args.every == 0 { auto_every(steps) } else { args.every },
         gauges: args.gauges,
         velocities: args.velocities,
         profile_fraction: args.profile_fraction.clamp(0.0, 1.0),
@@ -232,14 +261,73 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         export: args.export,
         export_every: args.export_every,
         export_boundary: args.export_boundary,
+        checkpoint_every: args.checkpoint_every,
     };
     let cfg = RunConfig { export_every: if cfg.export_every == 0 { cfg.every } else { cfg.export_every }, ..cfg };
-    stop_on_signals();
-    let r = run_scene(&gpu, &scene, &args.scene.display().to_string(), &cfg, Some(&args.out))?;
+    let r = run_scene(&gpu, &scene, &scene_path.display().to_string(), &cfg, Some(&args.out), Start::Fresh)?;
+    finish_run(r, &args.out, &scene)
+}
+
+/// Steps of a run without `--steps`.
+pub const DEFAULT_STEPS: u64 = 1000;
+
+/// Where a run starts.
+pub enum Start {
+    /// From the scene's initial state, with new files.
+    Fresh,
+    /// From a checkpoint, keeping the files' rows up to it.
+    Resume(Checkpoint),
+}
+
+/// The content hash a checkpoint carries: FNV-1a of the scene as RON.
+pub fn scene_hash(scene: &Scene) -> u64 {
+    crate::checkpoint::fnv1a(ron::to_string(scene).unwrap_or_default().as_bytes())
+}
+
+/// Reads a run folder to resume: its run.json (scene, settings), the scene (its hash must be
+/// the checkpoint's) and the checkpoint.
+fn resume_from(dir: &Path, steps: Option<u64>, quiet: bool) -> anyhow::Result<(Scene, String, RunConfig, Start)> {
+    let meta_path = dir.join("run.json");
+    let text = std::fs::read_to_string(&meta_path)
+        .with_context(|| format!("cannot read {} (is {} a run folder?)", meta_path.display(), dir.display()))?;
+    let meta: RunMeta = serde_json::from_str(&text).with_context(|| format!("{}: not a run.json of this program", meta_path.display()))?;
+    let scene = Scene::load(Path::new(&meta.scene))?;
+    let checkpoint = Checkpoint::load(&dir.join(crate::checkpoint::FILE))?;
+    if checkpoint.scene_hash != scene_hash(&scene) {
+        return Err(crate::checkpoint::CheckpointError::OtherScene {
+            file: dir.join(crate::checkpoint::FILE).display().to_string(),
+            scene: meta.scene.clone(),
+        }
+        .into());
+    }
+    let steps = steps.unwrap_or(meta.steps);
+    anyhow::ensure!(
+        steps >= checkpoint.step,
+        "--steps {steps}: the checkpoint is at step {} already (allowed: {} or more)",
+        checkpoint.step,
+        checkpoint.step
+    );
+    let cfg = RunConfig {
+        steps,
+        every: meta.every,
+        gauges: meta.gauges.clone(),
+        velocities: meta.velocities.clone(),
+        profile_fraction: 0.1,
+        progress: !quiet,
+        export: meta.export.as_ref().map_or_else(Vec::new, |e| e.formats.clone()),
+        export_every: meta.export.as_ref().map_or(1, |e| e.every),
+        export_boundary: meta.export.as_ref().is_some_and(|e| e.boundary),
+        checkpoint_every: meta.checkpoint_every,
+    };
+    Ok((scene, meta.scene, cfg, Start::Resume(checkpoint)))
+}
+
+/// The summary line of a finished run and its exit (an error when it stopped early).
+fn finish_run(r: RunResult, out: &Path, scene: &Scene) -> anyhow::Result<()> {
     let last = r.rows.last().context("no probe was recorded")?;
     eprintln!(
         "{}: {} ({} of {} steps, {:.4} s simulated) in {:.1} s ({:.2} ms/step) on {}; front {:.4} m, density error max {:.3} % (bulk {:.3} %, compression {:.3} %), spray {}, max speed {:.3} m/s (Mach {:.3}), wall clamps {} ({:.2} per step lately), outside {}, non-finite {}, cells up to {} (capacity {}, {} over)",
-        args.out.display(),
+        out.display(),
         if r.stopped.is_some() { "stopped early" } else { COMPLETED },
         r.meta.steps_done,
         r.meta.steps,
@@ -311,22 +399,61 @@ pub fn set_block_velocities(scene: &Scene, state: &mut InitialState, velocities:
 
 /// Runs `scene` for `cfg.steps` steps, probing every `cfg.every`; with `out`, writes
 /// probes.csv (as it goes), profile.csv and run.json there.
-pub fn run_scene(gpu: &Gpu, scene: &Scene, scene_label: &str, cfg: &RunConfig, out: Option<&Path>) -> anyhow::Result<RunResult> {
+pub fn run_scene(
+    gpu: &Gpu,
+    scene: &Scene,
+    scene_label: &str,
+    cfg: &RunConfig,
+    out: Option<&Path>,
+    start: Start,
+) -> anyhow::Result<RunResult> {
     let mut state = setup::build_checked(scene, gpu).with_context(|| format!("{scene_label}: the scene does not fit this device"))?;
     set_block_velocities(scene, &mut state, &cfg.velocities)?;
-    let mut sim = Sim::new(gpu, &state, crate::scene::setup::sim_options(scene))
-        .with_context(|| format!("{scene_label}: the scene does not fit this device"))?;
+    let resumed = match &start {
+        Start::Fresh => None,
+        Start::Resume(c) => {
+            anyhow::ensure!(
+                c.pos_mass.len() == state.pos_mass.len() && c.n_fluid == state.n_fluid,
+                "{scene_label}: the checkpoint holds {} particles ({} fluid), the scene {} ({} fluid)",
+                c.pos_mass.len(),
+                c.n_fluid,
+                state.pos_mass.len(),
+                state.n_fluid
+            );
+            state.pos_mass.clone_from(&c.pos_mass);
+            state.vel_rho.clone_from(&c.vel_rho);
+            Some(c.step)
+        }
+    };
+    let mut sim = Sim::new(gpu, &state, crate::scene::setup::sim_options(scene)).map_err(|e| e.for_scene(scene_label))?;
     let params = *sim.params();
     let setup = ProbeSetup::new(&params, scene.physics.spacing, &cfg.gauges);
     let every = cfg.every.max(1);
     let dt = params.dt as f64;
+    let hash = scene_hash(scene);
 
+    // probes.csv: a new file, or the resumed one cut back to the checkpoint's step
+    let mut rows = Vec::new();
+    let mut series = Vec::new();
     let mut csv = match out {
         Some(dir) => {
             std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-            let mut w = CsvFile::create(&dir.join("probes.csv"))?;
-            w.line(&ProbeRow::header(&setup.gauges))?;
-            Some(w)
+            let path = dir.join("probes.csv");
+            let mut kept = vec![ProbeRow::header(&setup.gauges)];
+            if let Some(from) = resumed {
+                let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
+                for line in text.lines().skip(1) {
+                    let row =
+                        ProbeRow::parse(line, setup.gauges.len()).with_context(|| format!("{}: a bad line: {line}", path.display()))?;
+                    if row.step <= from {
+                        kept.push(line.to_string());
+                        rows.push(row);
+                    }
+                }
+                series = read_series(&dir.join(EXPORT_FOLDER).join("particles.pvd"), from, dt);
+            }
+            write_whole(&path, format!("{}\n", kept.join("\n")).as_bytes())?;
+            Some(CsvFile::append(&path)?)
         }
         None => None,
     };
@@ -358,15 +485,17 @@ pub fn run_scene(gpu: &Gpu, scene: &Scene, scene_label: &str, cfg: &RunConfig, o
     let mut bar = Progress::new(&label, cfg.steps, cfg.progress);
     let profile_from = cfg.steps - ((cfg.steps as f64 * cfg.profile_fraction) as u64).min(cfg.steps);
     let mut profile = Profile::new(&setup);
-    let mut rows = Vec::new();
-    let mut guards = GuardTotals::default();
+    let mut guards = match &start {
+        Start::Fresh => GuardTotals::default(),
+        Start::Resume(c) => GuardTotals::starting_at(c.wall_clamps, c.non_finite, c.step),
+    };
     let mut health = Health::new(params.n_fluid, params.sound_speed);
     let mut stopped: Option<Stopped> = None;
     let out_name = out.map_or_else(|| "no folder".to_string(), |d| d.display().to_string());
     let t0 = Instant::now();
-    let mut step = 0u64;
+    let mut step = resumed.unwrap_or(0);
     let mut exporter = match (out, cfg.export.is_empty()) {
-        (Some(dir), false) => Some(crate::export::Exporter::start(&dir.join(EXPORT_FOLDER), &cfg.export, vec![])?),
+        (Some(dir), false) => Some(crate::export::Exporter::start(&dir.join(EXPORT_FOLDER), &cfg.export, series)?),
         _ => None,
     };
     let export_every = cfg.export_every.max(1);
@@ -375,7 +504,10 @@ pub fn run_scene(gpu: &Gpu, scene: &Scene, scene_label: &str, cfg: &RunConfig, o
         let p = sim.read_particles();
         let time = step as f64 * dt;
         let interrupted = stop_requested();
+        // a resumed run has its first step's rows and frames already
+        let fresh = resumed != Some(step);
         if let Some(e) = exporter.as_mut()
+            && fresh
             && (step.is_multiple_of(export_every) || step == cfg.steps || interrupted)
         {
             let frame = crate::export::Frame::new(&p, step, time, params.rest_density, params.stiffness, cfg.export_boundary);
@@ -387,7 +519,7 @@ pub fn run_scene(gpu: &Gpu, scene: &Scene, scene_label: &str, cfg: &RunConfig, o
                 });
             }
         }
-        if step.is_multiple_of(every) || step == cfg.steps || interrupted {
+        if fresh && (step.is_multiple_of(every) || step == cfg.steps || interrupted) {
             let d = sim.read_diagnostics();
             let mut row = probe::measure(&setup, &p, step, time);
             let delta = guards.update(&d, step);
@@ -417,8 +549,15 @@ pub fn run_scene(gpu: &Gpu, scene: &Scene, scene_label: &str, cfg: &RunConfig, o
                 None => {}
             }
         }
+        let checkpoint_due = cfg.checkpoint_every > 0 && step.is_multiple_of(cfg.checkpoint_every) && fresh;
+        if let Some(dir) = out
+            && (checkpoint_due || (interrupted && stopped.is_none()))
+        {
+            Checkpoint::new(&p, hash, step, time, params.n_fluid, guards.wall_clamps, guards.non_finite)
+                .save(&dir.join(crate::checkpoint::FILE))?;
+        }
         if stopped.is_none() && interrupted {
-            stopped = Some(Stopped::Interrupted { step, out: out_name.clone() });
+            stopped = Some(Stopped::Interrupted { step, out: out_name.clone(), code: crate::signals::exit_code() });
         }
         if step >= cfg.steps || stopped.is_some() {
             break;
@@ -426,6 +565,9 @@ pub fn run_scene(gpu: &Gpu, scene: &Scene, scene_label: &str, cfg: &RunConfig, o
         let mut target = next(step, every).min(cfg.steps);
         if exporter.is_some() {
             target = target.min(next(step, export_every));
+        }
+        if cfg.checkpoint_every > 0 {
+            target = target.min(next(step, cfg.checkpoint_every));
         }
         while step < target && !stop_requested() {
             // at most 100 steps per submit, and wait for each so the progress bar tells the truth
@@ -480,11 +622,13 @@ pub fn run_scene(gpu: &Gpu, scene: &Scene, scene_label: &str, cfg: &RunConfig, o
         steps_done: step,
         warnings,
         export,
+        checkpoint_every: cfg.checkpoint_every,
+        resumed_from: resumed,
     };
     let result = RunResult { meta, rows, profile: profile.bins(), stopped };
     if let Some(dir) = out {
         write_profile(&dir.join("profile.csv"), &result.profile)?;
-        write_atomic(&dir.join("run.json"), serde_json::to_string_pretty(&result.meta)?.as_bytes())?;
+        write_whole(&dir.join("run.json"), serde_json::to_string_pretty(&result.meta)?.as_bytes())?;
     }
     Ok(result)
 }
@@ -498,9 +642,11 @@ struct CsvFile {
 }
 
 impl CsvFile {
-    fn create(path: &Path) -> anyhow::Result<Self> {
-        let file = std::fs::File::create(path).with_context(|| format!("cannot write {}", path.display()))?;
-        Ok(Self { file, path: path.to_path_buf(), good: 0 })
+    /// Opens an existing file to add lines at its end.
+    fn append(path: &Path) -> anyhow::Result<Self> {
+        let file = std::fs::OpenOptions::new().append(true).open(path).with_context(|| format!("cannot write {}", path.display()))?;
+        let good = file.metadata().with_context(|| format!("cannot read {}", path.display()))?.len();
+        Ok(Self { file, path: path.to_path_buf(), good })
     }
 
     fn line(&mut self, text: &str) -> anyhow::Result<()> {
@@ -514,16 +660,17 @@ impl CsvFile {
     }
 }
 
-/// Writes `path` through a temporary file and a rename: the file is either the old one or the
-/// new one in full, never cut short.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let tmp = path.with_extension(format!("{}.tmp", path.extension().and_then(|e| e.to_str()).unwrap_or("")));
-    let result = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e).with_context(|| format!("cannot write {}", path.display()));
-    }
-    Ok(())
+/// The `.pvd` entries of a resumed export up to step `to` (an entry's step is read from its file
+/// name, `particles-SSSSSSSS.vtu`); none when there is no collection.
+fn read_series(pvd: &Path, to: u64, dt: f64) -> Vec<(f64, String)> {
+    let Ok(text) = std::fs::read_to_string(pvd) else { return vec![] };
+    text.lines()
+        .filter_map(|l| {
+            let file = l.split("file=\"").nth(1)?.split('"').next()?.to_string();
+            let step: u64 = file.strip_prefix("particles-")?.strip_suffix(".vtu")?.parse().ok()?;
+            (step <= to).then_some((step as f64 * dt, file))
+        })
+        .collect()
 }
 
 fn write_profile(path: &Path, bins: &[ProfileBin]) -> anyhow::Result<()> {
@@ -533,7 +680,7 @@ fn write_profile(path: &Path, bins: &[ProfileBin]) -> anyhow::Result<()> {
         s.push_str(&b.csv());
         s.push('\n');
     }
-    write_atomic(path, s.as_bytes())
+    write_whole(path, s.as_bytes())
 }
 
 /// Reads back a run folder written by [`run_scene`].

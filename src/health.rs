@@ -47,6 +47,12 @@ impl GuardDelta {
 }
 
 impl GuardTotals {
+    /// Totals carried over from an earlier simulation (a resumed run), whose GPU counters start
+    /// again from zero at `step`.
+    pub fn starting_at(wall_clamps: u64, non_finite: u64, step: u64) -> Self {
+        Self { last: Some((0, 0)), last_step: step, wall_clamps, non_finite }
+    }
+
     /// Takes a read of the counters made after `step` steps. Reads must come less than 2^32
     /// events apart (a read every 4 000 steps at 1M particles clamped every step).
     pub fn update(&mut self, d: &Diagnostics, step: u64) -> GuardDelta {

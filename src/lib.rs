@@ -5,7 +5,9 @@
 
 pub mod app;
 pub mod bench;
+pub mod checkpoint;
 pub mod export;
+pub mod files;
 pub mod gpu;
 pub mod headless;
 pub mod health;

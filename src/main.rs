@@ -94,6 +94,11 @@ fn cell_size(s: &str) -> Result<f32, String> {
 fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     let cli = Cli::parse();
+    // SIGINT / SIGTERM: the commands that write files stop the ordinary way, their files
+    // written (a second signal ends the process at once); `bench` writes nothing and just ends
+    if !matches!(cli.command, Some(Command::Bench(_))) {
+        rillet::signals::stop_on_signals();
+    }
     let result = match cli.command {
         Some(Command::Bench(args)) => run_bench(args),
         Some(Command::Run(args)) => rillet::headless::run(args),
@@ -103,7 +108,7 @@ fn main() -> ExitCode {
     match result {
         Ok(()) if rillet::signals::stop_requested() => {
             eprintln!("interrupted: stopped by a signal after writing what it had");
-            ExitCode::from(130)
+            ExitCode::from(rillet::signals::exit_code())
         }
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -20,8 +20,6 @@ pub struct ProbeSetup {
     pub domain_max: [f64; 3],
     /// x positions of the water-height gauges (m).
     pub gauges: Vec<f64>,
-    /// Speed of sound c (m/s).
-    pub sound_speed: f64,
 }
 
 impl ProbeSetup {
@@ -36,7 +34,6 @@ impl ProbeSetup {
             domain_min: v(params.domain_min),
             domain_max: v(params.domain_max),
             gauges: gauges.iter().map(|&g| g as f64).collect(),
-            sound_speed: params.sound_speed as f64,
         }
     }
 
@@ -546,7 +543,6 @@ mod tests {
             domain_min: [0.0; 3],
             domain_max: [4.0, 2.0, 1.0],
             gauges: vec![0.5],
-            sound_speed: 20.0,
         }
     }
 

@@ -1,19 +1,44 @@
 //! SIGINT and SIGTERM as a request to stop: a run ends between batches of steps with its files
 //! written, the app leaves its event loop and writes its `--report`, instead of the process
-//! being killed mid-write. The command line installs the handler; library users and tests do not.
+//! being killed mid-write; a second signal ends the process at once. `main` installs the handler
+//! (for every command that writes files); library users and tests do not.
 
+use std::sync::Arc;
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-static STOP: AtomicBool = AtomicBool::new(false);
+struct Flags {
+    int: Arc<AtomicBool>,
+    term: Arc<AtomicBool>,
+}
 
-/// Turns SIGINT and SIGTERM into [`stop_requested`] (once per process; a second call warns).
+static FLAGS: OnceLock<Flags> = OnceLock::new();
+
+/// Turns SIGINT and SIGTERM into [`stop_requested`] (once per process).
 pub fn stop_on_signals() {
-    if let Err(e) = ctrlc::set_handler(|| STOP.store(true, Ordering::SeqCst)) {
-        log::warn!("cannot catch SIGINT/SIGTERM: {e}");
-    }
+    FLAGS.get_or_init(|| {
+        let flags = Flags { int: Arc::new(AtomicBool::new(false)), term: Arc::new(AtomicBool::new(false)) };
+        for (signal, flag) in [(signal_hook::consts::SIGINT, &flags.int), (signal_hook::consts::SIGTERM, &flags.term)] {
+            // a second signal, while the first is being honoured, ends the process at once
+            let registered = signal_hook::flag::register_conditional_shutdown(signal, 1, Arc::clone(flag))
+                .and_then(|_| signal_hook::flag::register(signal, Arc::clone(flag)));
+            if let Err(e) = registered {
+                log::warn!("cannot catch signal {signal}: {e}");
+            }
+        }
+        flags
+    });
 }
 
 /// Whether a signal asked the process to stop.
 pub fn stop_requested() -> bool {
-    STOP.load(Ordering::SeqCst)
+    FLAGS.get().is_some_and(|f| f.int.load(Ordering::SeqCst) || f.term.load(Ordering::SeqCst))
+}
+
+/// The exit code after a stop: 143 for SIGTERM, 130 for SIGINT (128 + the signal's number).
+pub fn exit_code() -> u8 {
+    match FLAGS.get() {
+        Some(f) if f.term.load(Ordering::SeqCst) => 143,
+        _ => 130,
+    }
 }

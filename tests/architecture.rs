@@ -9,7 +9,7 @@ use std::path::Path;
 /// Lowest first. A module may use modules of lower layers only.
 const LAYERS: &[&[&str]] = &[
     // the model's constants, the device
-    &["physics", "gpu", "signals"],
+    &["physics", "gpu", "signals", "files"],
     // shader files, composer, reflection
     &["wgsl"],
     // the simulation on the GPU: buffers, passes, instruments (knows no file format)
@@ -18,6 +18,8 @@ const LAYERS: &[&[&str]] = &[
     &["reference", "scene", "render"],
     // measurements of a particle state
     &["probes", "export"],
+    // a run's state on disk (written through export's atomic writer)
+    &["checkpoint"],
     // whether a run is still physical (guards, bulk density, Mach number)
     &["health"],
     // headless runs, the benchmark

@@ -161,7 +161,7 @@ impl Automation {
     pub fn write_report(&self) -> anyhow::Result<()> {
         if let Some(path) = &self.report_path {
             let text = serde_json::to_string_pretty(&self.report)?;
-            std::fs::write(path, text).with_context(|| format!("cannot write the report {}", path.display()))?;
+            crate::files::write_whole(path, text.as_bytes()).context("the report")?;
         }
         Ok(())
     }

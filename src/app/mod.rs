@@ -44,7 +44,6 @@ pub fn run(args: AppArgs) -> anyhow::Result<()> {
     // the scene first: a bad file is reported (exit code 2) before any window opens
     let scene = SceneFile::load(args.scene.as_deref())?;
     log::info!("rillet {} (pid {})", env!("CARGO_PKG_VERSION"), std::process::id());
-    crate::signals::stop_on_signals();
     let spec = WindowSpec { title: viewer::title(&scene.title()), size: args.size, vsync: !args.no_vsync };
     shell::run(spec, move |host| Viewer::new(host, &args, scene))
 }

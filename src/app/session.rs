@@ -82,19 +82,20 @@ pub struct Session {
     watch: Option<SceneWatch>,
     /// One step was asked for while paused.
     step_once: bool,
+    /// The pause came from a blow-up: a successful reset or reload runs again.
+    paused_by_blow_up: bool,
 }
 
 impl Session {
     /// Starts `scene` with its own options and `substeps` steps per frame.
     pub fn new(gpu: &Gpu, scene: LoadedScene, substeps: u32) -> anyhow::Result<Self> {
         let options = setup::sim_options(&scene.scene);
-        let sim =
-            Sim::new(gpu, &scene.state, options.clone()).with_context(|| format!("{}: the scene does not fit this device", scene.name))?;
+        let sim = Sim::new(gpu, &scene.state, options.clone()).map_err(|e| e.for_scene(&scene.name))?;
         let driver = Driver::new(&gpu.device, sim, gpu.has_timestamps());
         let controls = Controls { options, substeps, paused: false };
         let watch = scene.path.as_deref().map(SceneWatch::new);
         log::info!("{}: {} fluid + {} boundary particles", scene.name, scene.state.n_fluid, scene.state.n_boundary());
-        Ok(Self { scene, driver, controls, error: None, watch, step_once: false })
+        Ok(Self { scene, driver, controls, error: None, watch, step_once: false, paused_by_blow_up: false })
     }
 
     /// When the file watch wants to look next (for a sleeping event loop).
@@ -131,6 +132,7 @@ impl Session {
                 log::info!("{}: reloaded, {} fluid + {} boundary particles", loaded.name, loaded.state.n_fluid, loaded.state.n_boundary());
                 self.scene = loaded;
                 self.error = None;
+                self.resume_after_blow_up();
                 Some(Reloaded { domain_changed })
             }
             Err(e) => {
@@ -147,12 +149,27 @@ impl Session {
             Ok(sim) => {
                 self.driver.replace_sim(sim);
                 self.error = None;
+                self.resume_after_blow_up();
                 true
             }
             Err(e) => {
                 self.error = Some(format!("reset failed: {e}"));
                 false
             }
+        }
+    }
+
+    /// Pauses because the simulation blew up; `what` is shown until a reset or reload.
+    pub fn pause_for_blow_up(&mut self, what: String) {
+        self.controls.paused = true;
+        self.paused_by_blow_up = true;
+        self.error = Some(what);
+    }
+
+    /// A fresh simulation replaced the one that blew up: it runs again.
+    fn resume_after_blow_up(&mut self) {
+        if std::mem::take(&mut self.paused_by_blow_up) {
+            self.controls.paused = false;
         }
     }
 

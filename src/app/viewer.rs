@@ -114,8 +114,7 @@ impl Viewer {
         {
             // the guards keep a blown-up state looking orderly: stop before it runs on as if healthy
             log::error!("{f}: paused (reset or reload to go on)");
-            self.session.controls.paused = true;
-            self.session.error = Some(format!("paused: {f}. Reset (Backspace) or fix the scene."));
+            self.session.pause_for_blow_up(format!("paused: {f}. Reset (Backspace) or fix the scene."));
         }
         self.automation.diagnostics(s);
     }

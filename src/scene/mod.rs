@@ -84,33 +84,39 @@ impl Scene {
 /// large (it would read as infinity) or so small it is not a normal number — as (line, column,
 /// the literal as written).
 fn number_beyond_f32(text: &str) -> Option<(usize, usize, String)> {
+    // bytes throughout: every byte the scanner stops on is ASCII, so slicing at it is safe, and
+    // multi-byte characters (ρ, curly quotes) are stepped over
     let b = text.as_bytes();
+    let find = |from: usize, pat: &[u8]| b[from..].windows(pat.len()).position(|w| w == pat).map(|k| from + k);
     let (mut i, mut line, mut line_start) = (0, 1, 0);
+    let newline = |at: usize, line: &mut usize, line_start: &mut usize| {
+        *line += 1;
+        *line_start = at + 1;
+    };
     while i < b.len() {
         let c = b[i];
         if c == b'\n' {
-            line += 1;
-            line_start = i + 1;
+            newline(i, &mut line, &mut line_start);
             i += 1;
-        } else if text[i..].starts_with("//") {
-            i = text[i..].find('\n').map_or(b.len(), |k| i + k);
-        } else if text[i..].starts_with("/*") {
-            let end = text[i + 2..].find("*/").map_or(b.len(), |k| i + 2 + k + 2);
-            for (k, &ch) in b[i..end].iter().enumerate() {
-                if ch == b'\n' {
-                    line += 1;
-                    line_start = i + k + 1;
+        } else if b[i..].starts_with(b"//") {
+            i = find(i, b"\n").unwrap_or(b.len());
+        } else if b[i..].starts_with(b"/*") || c == b'"' {
+            // a comment or a string: skip it, counting its lines
+            let end = if c == b'"' {
+                let mut k = i + 1;
+                while k < b.len() && b[k] != b'"' {
+                    k += if b[k] == b'\\' { 2 } else { 1 };
                 }
+                (k + 1).min(b.len())
+            } else {
+                find(i + 2, b"*/").map_or(b.len(), |k| k + 2)
+            };
+            for (k, _) in b[i..end].iter().enumerate().filter(|(_, c)| **c == b'\n') {
+                newline(i + k, &mut line, &mut line_start);
             }
             i = end;
-        } else if c == b'"' {
-            i += 1;
-            while i < b.len() && b[i] != b'"' {
-                i += if b[i] == b'\\' { 2 } else { 1 };
-            }
-            i += 1;
         } else if c.is_ascii_digit() && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_')) {
-            let start = i;
+            let start = if i > 0 && matches!(b[i - 1], b'-' | b'+' | b'.') { i - 1 } else { i };
             while i < b.len()
                 && (b[i].is_ascii_alphanumeric()
                     || b[i] == b'.'
@@ -123,7 +129,8 @@ fn number_beyond_f32(text: &str) -> Option<(usize, usize, String)> {
             if let Ok(v) = literal.replace('_', "").parse::<f64>() {
                 let a = v.abs();
                 if a > f32::MAX as f64 || (a > 0.0 && a < f32::MIN_POSITIVE as f64) {
-                    return Some((line, start - line_start + 1, literal.to_owned()));
+                    let column = text[line_start..start].chars().count() + 1;
+                    return Some((line, column, literal.to_owned()));
                 }
             }
         } else {
@@ -208,6 +215,11 @@ mod tests {
         assert!(e.contains("`1e-45`"), "{e}");
         // comments and names are not numbers
         Scene::parse(&format!("// 1e99 in a comment\n/* 1e40 */ {MINIMAL}"), "t.ron").unwrap();
+        // non-ASCII text anywhere (it panicked the scanner once), lines counted inside strings
+        let e = Scene::parse(&with("name: \"ρ “two”\nlines\", physics: (dt: -1e39)"), "t.ron").unwrap_err().to_string();
+        assert!(e.starts_with("t.ron:2:") && e.contains("`-1e39`"), "{e}");
+        let e = Scene::parse("(ρ: 1)", "t.ron").unwrap_err().to_string();
+        assert!(e.starts_with("t.ron:1:"), "a syntax error, not a panic: {e}");
     }
 
     #[test]

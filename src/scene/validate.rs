@@ -21,6 +21,15 @@ impl Scene {
         let p = &self.physics;
         let g = &self.grid;
 
+        // the block count first: everything after is per block
+        if self.fluid.len() > limits::MAX_FLUID_BLOCKS {
+            return Err(v.invalid(
+                "fluid",
+                format!("{} blocks", self.fluid.len()),
+                &format!("at most {} blocks (merge neighbouring blocks)", limits::MAX_FLUID_BLOCKS),
+            ));
+        }
+
         // every float finite, before anything compares them
         for a in 0..3 {
             v.finite(&format!("domain.min[{a}]"), self.domain.min[a], "m")?;
@@ -87,13 +96,6 @@ impl Scene {
         // fluid blocks
         if self.fluid.is_empty() {
             return Err(v.invalid("fluid", "[]", "at least one block"));
-        }
-        if self.fluid.len() > limits::MAX_FLUID_BLOCKS {
-            return Err(v.invalid(
-                "fluid",
-                format!("{} blocks", self.fluid.len()),
-                &format!("at most {} blocks (merge neighbouring blocks)", limits::MAX_FLUID_BLOCKS),
-            ));
         }
         for (i, b) in self.fluid.iter().enumerate() {
             for a in 0..3 {
@@ -194,7 +196,7 @@ impl Scene {
                 "physics.dt",
                 p.dt,
                 &format!(
-                    "(0, {:.4e}] s: beyond it gravity carries a particle from rest across the support radius in a step (force condition: dt ≤ {}·√(h/|g|) with |g| = {g:.4} m/s², h = {} m); dt ≤ {:.4e} s ({}·√(h/|g|)) is recommended",
+                    "(0, {:.4e}] s: beyond it gravity carries a particle from rest more than half the support radius in a step (force condition: dt ≤ {}·√(h/|g|) with |g| = {g:.4} m/s², h = {} m); dt ≤ {:.4e} s ({}·√(h/|g|)) is recommended",
                     limits::FORCE_MAX * (h / g).sqrt(),
                     limits::FORCE_MAX,
                     h as f32,

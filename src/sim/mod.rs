@@ -92,8 +92,23 @@ pub enum SimError {
         "the device ran out of memory creating the simulation's buffers ({0}); the scene does not fit this device: increase physics.spacing or shrink the domain or the fluid"
     )]
     OutOfMemory(String),
+    #[error("the device refused a buffer of the simulation: {0}")]
+    Buffer(String),
     #[error("a simulation pass could not be built: {0}")]
     Kernel(#[from] KernelError),
+}
+
+impl SimError {
+    /// The scene is too large for the device (as opposed to a device that cannot run the passes).
+    pub fn is_too_large(&self) -> bool {
+        matches!(self, SimError::TooManyParticles { .. } | SimError::GridTooLarge(_) | SimError::OutOfMemory(_))
+    }
+
+    /// The error with the scene it concerns: "does not fit this device" for a scene too large.
+    pub fn for_scene(self, scene: &str) -> anyhow::Error {
+        let what = if self.is_too_large() { "the scene does not fit this device" } else { "the simulation cannot run on this device" };
+        anyhow::Error::new(self).context(format!("{scene}: {what}"))
+    }
 }
 
 /// The passes' pipelines for one set of options.
@@ -403,19 +418,27 @@ impl Sim {
         } else {
             None
         };
-        if pipelines_changed {
-            self.kernels = Kernels::checked(&self.device, &options)?;
-        }
-        if let Some(layout) = layout {
+        let fresh_kernels = if pipelines_changed { Some(Kernels::checked(&self.device, &options)?) } else { None };
+        let kernels = fresh_kernels.as_ref().unwrap_or(&self.kernels);
+        let fresh_cells = match layout {
+            Some(layout) => Some(out_of_memory_scope(&self.device, || CellBuffers::new(&self.device, &kernels.scan, layout))??),
+            None => None,
+        };
+        let cells = fresh_cells.as_ref().unwrap_or(&self.cells);
+        let binds = Binds::new(&self.device, kernels, cells, &self.fixed)?;
+        // nothing below fails
+        if let Some(cells) = fresh_cells {
             let h = self.params.h;
-            let cells = out_of_memory_scope(&self.device, || CellBuffers::new(&self.device, &self.kernels.scan, layout))??;
             apply_layout(&mut self.params, &cells.layout, h);
             self.cells = cells;
+        }
+        if let Some(kernels) = fresh_kernels {
+            self.kernels = kernels;
         }
         self.params.capacity = options.capacity;
         self.queue.write_buffer(&self.fixed.params, 0, bytemuck::bytes_of(&self.params));
         self.options = options;
-        self.binds = Binds::new(&self.device, &self.kernels, &self.cells, &self.fixed)?;
+        self.binds = binds;
         Ok(())
     }
 
@@ -534,7 +557,7 @@ fn out_of_memory_scope<T>(device: &wgpu::Device, make: impl FnOnce() -> T) -> Re
     let oom = pollster::block_on(oom.pop());
     match (oom, invalid) {
         (Some(e), _) => Err(SimError::OutOfMemory(e.to_string())),
-        (None, Some(e)) => Err(SimError::Pipeline(e.to_string())),
+        (None, Some(e)) => Err(SimError::Buffer(e.to_string())),
         (None, None) => Ok(made),
     }
 }

@@ -57,7 +57,7 @@ pub fn validate(
                 let gpu = gpu.context("running the cases needs a GPU")?;
                 let mut cfg = spec.config.clone();
                 cfg.progress = progress;
-                let r = headless::run_scene(gpu, &scene, spec.scene_path, &cfg, Some(&dir))?;
+                let r = headless::run_scene(gpu, &scene, spec.scene_path, &cfg, Some(&dir), headless::Start::Fresh)?;
                 if let Some(stopped) = r.stopped {
                     return Err(stopped.into());
                 }

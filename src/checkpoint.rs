@@ -1,0 +1,167 @@
+//! Checkpoints: everything a run needs to continue — particle state by id, step, time, the guard
+//! counters — in one binary file with a format version, the scene's content hash and a checksum
+//! in its header. Written aside and renamed, so `checkpoint.bin` is always a whole one.
+//!
+//! Layout (little endian): `RILLETCK` · version u32 · header bytes u32 · scene hash u64 · step
+//! u64 · time f64 · particles u32 · fluid u32 · wall clamps u64 · non-finite u64 · payload
+//! bytes u64 · payload checksum u64 (FNV-1a) · payload: `pos_mass` (16 B each), `vel_rho`
+//! (16 B each), both in id order.
+
+use crate::sim::Particles;
+use anyhow::Context as _;
+use std::path::Path;
+
+pub const MAGIC: &[u8; 8] = b"RILLETCK";
+pub const VERSION: u32 = 1;
+/// The checkpoint's name in a run folder.
+pub const FILE: &str = "checkpoint.bin";
+const HEADER: usize = 8 + 4 + 4 + 8 + 8 + 8 + 4 + 4 + 8 + 8 + 8 + 8;
+
+/// A run's state at a step.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Checkpoint {
+    pub scene_hash: u64,
+    pub step: u64,
+    pub time: f64,
+    pub n_fluid: u32,
+    pub wall_clamps: u64,
+    pub non_finite: u64,
+    /// By id: fluid first, as the scene's setup made them.
+    pub pos_mass: Vec<[f32; 4]>,
+    pub vel_rho: Vec<[f32; 4]>,
+}
+
+/// Why a checkpoint was not read.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckpointError {
+    #[error("{file}: not a checkpoint of this program (no RILLETCK header)")]
+    NotACheckpoint { file: String },
+    #[error("{file}: checkpoint format version {found}, this program reads version {VERSION}")]
+    Version { file: String, found: u32 },
+    #[error("{file}: the checkpoint is damaged (its checksum or length does not match)")]
+    Damaged { file: String },
+    #[error(
+        "{file}: the checkpoint is of another scene (its content hash differs from {scene}'s): resume it with the scene it was written with"
+    )]
+    OtherScene { file: String, scene: String },
+}
+
+/// FNV-1a, 64 bits: a checksum of the payload and a content hash of a scene.
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+impl Checkpoint {
+    /// The state of a readback (any slot order) at `step`.
+    pub fn new(p: &Particles, scene_hash: u64, step: u64, time: f64, n_fluid: u32, wall_clamps: u64, non_finite: u64) -> Self {
+        let by_id = p.by_id();
+        Self { scene_hash, step, time, n_fluid, wall_clamps, non_finite, pos_mass: by_id.pos_mass, vel_rho: by_id.vel_rho }
+    }
+
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut payload: Vec<u8> = Vec::with_capacity(self.pos_mass.len() * 32);
+        payload.extend_from_slice(bytemuck::cast_slice(&self.pos_mass));
+        payload.extend_from_slice(bytemuck::cast_slice(&self.vel_rho));
+        let mut out = Vec::with_capacity(HEADER + payload.len());
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&VERSION.to_le_bytes());
+        out.extend_from_slice(&(HEADER as u32).to_le_bytes());
+        out.extend_from_slice(&self.scene_hash.to_le_bytes());
+        out.extend_from_slice(&self.step.to_le_bytes());
+        out.extend_from_slice(&self.time.to_le_bytes());
+        out.extend_from_slice(&(self.pos_mass.len() as u32).to_le_bytes());
+        out.extend_from_slice(&self.n_fluid.to_le_bytes());
+        out.extend_from_slice(&self.wall_clamps.to_le_bytes());
+        out.extend_from_slice(&self.non_finite.to_le_bytes());
+        out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        out.extend_from_slice(&fnv1a(&payload).to_le_bytes());
+        debug_assert_eq!(out.len(), HEADER);
+        out.extend_from_slice(&payload);
+        out
+    }
+
+    /// Reads a checkpoint; `file` names it in errors.
+    pub fn from_bytes(bytes: &[u8], file: &str) -> Result<Self, CheckpointError> {
+        let file = file.to_owned();
+        if bytes.len() < 16 || &bytes[..8] != MAGIC {
+            return Err(CheckpointError::NotACheckpoint { file });
+        }
+        let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().expect("4 bytes"));
+        let version = u32_at(8);
+        if version != VERSION {
+            return Err(CheckpointError::Version { file, found: version });
+        }
+        if bytes.len() < HEADER || u32_at(12) as usize != HEADER {
+            return Err(CheckpointError::Damaged { file });
+        }
+        let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().expect("8 bytes"));
+        let (scene_hash, step, time) = (u64_at(16), u64_at(24), f64::from_le_bytes(bytes[32..40].try_into().expect("8 bytes")));
+        let (n, n_fluid) = (u32_at(40) as usize, u32_at(44));
+        let (wall_clamps, non_finite, len, checksum) = (u64_at(48), u64_at(56), u64_at(64), u64_at(72));
+        let payload = &bytes[HEADER..];
+        if payload.len() as u64 != len || len != n as u64 * 32 || fnv1a(payload) != checksum || n_fluid as usize > n {
+            return Err(CheckpointError::Damaged { file });
+        }
+        let (pos, vel) = payload.split_at(n * 16);
+        Ok(Self {
+            scene_hash,
+            step,
+            time,
+            n_fluid,
+            wall_clamps,
+            non_finite,
+            pos_mass: bytemuck::pod_collect_to_vec(pos),
+            vel_rho: bytemuck::pod_collect_to_vec(vel),
+        })
+    }
+
+    /// Reads `path`.
+    pub fn load(path: &Path) -> anyhow::Result<Self> {
+        let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+        Ok(Self::from_bytes(&bytes, &path.display().to_string())?)
+    }
+
+    /// Writes `path` aside and renames it.
+    pub fn save(&self, path: &Path) -> anyhow::Result<()> {
+        crate::files::write_whole(path, &self.to_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn checkpoint() -> Checkpoint {
+        Checkpoint {
+            scene_hash: 42,
+            step: 100,
+            time: 0.04,
+            n_fluid: 1,
+            wall_clamps: 7,
+            non_finite: 0,
+            pos_mass: vec![[1.0, 2.0, 3.0, 0.5], [4.0, 5.0, 6.0, -0.5]],
+            vel_rho: vec![[0.1, 0.2, 0.3, 1000.0], [0.0, 0.0, 0.0, 1001.0]],
+        }
+    }
+
+    #[test]
+    fn round_trip_and_every_refusal() {
+        let c = checkpoint();
+        let bytes = c.to_bytes();
+        assert_eq!(Checkpoint::from_bytes(&bytes, "c.bin").unwrap(), c);
+        let mut damaged = bytes.clone();
+        *damaged.last_mut().unwrap() ^= 1;
+        assert!(matches!(Checkpoint::from_bytes(&damaged, "c.bin"), Err(CheckpointError::Damaged { .. })));
+        assert!(matches!(Checkpoint::from_bytes(&bytes[..bytes.len() - 4], "c.bin"), Err(CheckpointError::Damaged { .. })));
+        let mut version = bytes.clone();
+        version[8] = 9;
+        let e = Checkpoint::from_bytes(&version, "c.bin").unwrap_err();
+        assert_eq!(e.to_string(), "c.bin: checkpoint format version 9, this program reads version 1");
+        assert!(matches!(Checkpoint::from_bytes(b"not a checkpoint at all", "c.bin"), Err(CheckpointError::NotACheckpoint { .. })));
+    }
+}
