@@ -11,6 +11,7 @@ pub mod files;
 pub mod gpu;
 pub mod headless;
 pub mod health;
+pub mod offscreen;
 pub mod physics;
 pub mod probes;
 pub mod reference;

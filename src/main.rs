@@ -28,6 +28,8 @@ enum Command {
     Run(RunArgs),
     /// Run the physical validation cases; write CSVs, plots and a report.
     Validate(rillet::validation::ValidateArgs),
+    /// Run a scene and draw it offscreen (no window, no display): one PNG per frame.
+    Render(rillet::offscreen::RenderArgs),
 }
 
 #[derive(clap::Args)]
@@ -103,6 +105,7 @@ fn main() -> ExitCode {
         Some(Command::Bench(args)) => run_bench(args),
         Some(Command::Run(args)) => rillet::headless::run(args),
         Some(Command::Validate(args)) => rillet::validation::run(args),
+        Some(Command::Render(args)) => rillet::offscreen::run(args),
         None => rillet::app::run(cli.app),
     };
     match result {

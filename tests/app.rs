@@ -552,6 +552,56 @@ fn the_scene_reloads_when_its_file_changes_and_a_bad_edit_keeps_the_old_one() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `rillet render` draws what the app draws: the app's 3D view at frame 30 (cropped from its
+/// screenshot) against the offscreen frame 30 of the same size and steps.
+#[test]
+fn offscreen_frames_match_the_app_view() {
+    let dir = std::env::temp_dir().join(format!("rillet-offscreen-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let scene = root().join("scenes/small_drop.ron");
+    let report = dir.join("report.json");
+    let mut args: Vec<std::ffi::OsString> = vec![scene.clone().into_os_string()];
+    args.extend(["--frames", "30", "--substeps", "2", "--size", "900x500", "--no-vsync", "--screenshot-at", "30"].map(Into::into));
+    args.extend(["--screenshot-dir".into(), dir.clone().into_os_string(), "--report".into(), report.clone().into_os_string()]);
+    let mut app = AppProcess::start(args);
+    assert_eq!(app.wait_exit(Duration::from_secs(300)), Some(0), "{}", app.text());
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let v: Vec<usize> = r["viewport"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap().round() as usize).collect();
+    let (w, h) = (v[2] - v[0], v[3] - v[1]);
+    let shot = load_png(&dir.join("frame-00030.png"));
+
+    let out = dir.join("offscreen");
+    let o = Command::new(BIN)
+        .arg("render")
+        .arg(&scene)
+        .args(["--frames", "30", "--substeps", "2", "--size", &format!("{w}x{h}"), "--out"])
+        .arg(&out)
+        .env("WGPU_BACKEND", "vulkan")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let frame = load_png(&out.join("frame-00030.png"));
+    assert_eq!((frame.width, frame.height), (w, h));
+    let bg = rillet::render::BACKGROUND;
+    let (drawn, area) = frame.count([0, 0, w, h], |p| far(p, bg, 30));
+    assert!(drawn > area / 100, "the offscreen frame is not blank: {drawn} of {area} pixels drawn");
+    // the particles move by a fraction of a pixel between two runs (the step's sums round in an
+    // order that varies), so a few pixels along sphere edges may differ
+    let (mut sum, mut differ) = (0u64, 0usize);
+    for y in 0..h {
+        for x in 0..w {
+            let (a, b) = (frame.at(x, y), shot.at(v[0] + x, v[1] + y));
+            sum += (0..3).map(|k| (a[k] as i64 - b[k] as i64).unsigned_abs()).sum::<u64>();
+            differ += far(a, b, 40) as usize;
+        }
+    }
+    let mean = sum as f64 / (3 * area) as f64;
+    eprintln!("offscreen against the app: mean difference {mean:.3} levels, {differ} of {area} pixels differ by more than 40");
+    assert!(mean < 2.0 && differ < area / 100, "mean {mean}, differing pixels {differ} of {area}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn sigterm_ends_the_app_with_its_report_written() {
     let dir = std::env::temp_dir().join(format!("rillet-sigterm-test-{}", std::process::id()));

@@ -23,7 +23,7 @@ const LAYERS: &[&[&str]] = &[
     // whether a run is still physical (guards, bulk density, Mach number)
     &["health"],
     // headless runs, the benchmark
-    &["headless", "bench"],
+    &["headless", "bench", "offscreen"],
     // the physical validation cases (run headless)
     &["validation"],
     // the desktop app: shell, content, panel, automation

@@ -58,18 +58,12 @@ impl Default for AppArgs {
 }
 
 fn parse_size(s: &str) -> Result<(u32, u32), String> {
-    let (w, h) = s.split_once(['x', 'X']).ok_or_else(|| format!("`{s}`: expected WIDTHxHEIGHT, e.g. 1280x720"))?;
-    let parse = |v: &str| v.trim().parse::<u32>().ok().filter(|&n| (64..=16384).contains(&n));
-    match (parse(w), parse(h)) {
-        (Some(w), Some(h)) => Ok((w, h)),
-        _ => Err(format!("`{s}`: width and height must be whole numbers in 64..=16384")),
-    }
+    limits::parse_size(s)
 }
 
 /// `--substeps`: a whole number within [`limits::SUBSTEPS`]; out of range is refused, not clamped.
 fn parse_substeps(s: &str) -> Result<u32, String> {
-    let n: u32 = s.trim().parse().map_err(|_| format!("`{s}` is not a whole number"))?;
-    if limits::SUBSTEPS.contains(n) { Ok(n) } else { Err(format!("{n} is out of range: allowed {}", limits::SUBSTEPS.allowed())) }
+    limits::parse_within(s, &limits::SUBSTEPS)
 }
 
 fn parse_resize(s: &str) -> Result<(u64, (u32, u32)), String> {

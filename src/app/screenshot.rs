@@ -2,6 +2,7 @@
 //! the frame's own encoder, mapped asynchronously, and written as PNG on a worker thread. The
 //! frame loop never waits for them; only [`Screenshots::finish`] (at exit) does, bounded.
 
+use crate::render::image::{self, Pixels};
 use crate::sim::readback::Readback;
 use std::path::PathBuf;
 use std::thread::JoinHandle;
@@ -33,7 +34,7 @@ impl Screenshots {
     /// Records the copy of `texture` (a `COPY_SRC` surface texture) into a new staging buffer.
     pub fn record(&mut self, device: &wgpu::Device, encoder: &mut wgpu::CommandEncoder, texture: &wgpu::Texture, path: PathBuf) {
         let (width, height) = (texture.width(), texture.height());
-        let padded_row = (width * 4).div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
+        let padded_row = image::padded_row(width);
         let bgra = matches!(texture.format(), wgpu::TextureFormat::Bgra8Unorm | wgpu::TextureFormat::Bgra8UnormSrgb);
         let mut rb = Readback::new(device, "app.screenshot", padded_row as u64 * height as u64, 1);
         let Some(buffer) = rb.reserve(Shot { path, width, height, padded_row, bgra }) else { return };
@@ -110,28 +111,7 @@ impl Screenshots {
 }
 
 fn write_png(shot: &Shot, bytes: &[u8]) -> Result<PathBuf, String> {
-    let (w, h) = (shot.width as usize, shot.height as usize);
-    let mut rgba = Vec::with_capacity(w * h * 4);
-    for row in 0..h {
-        let line = &bytes[row * shot.padded_row as usize..][..w * 4];
-        for px in line.chunks_exact(4) {
-            if shot.bgra {
-                rgba.extend_from_slice(&[px[2], px[1], px[0], 255]);
-            } else {
-                rgba.extend_from_slice(&[px[0], px[1], px[2], 255]);
-            }
-        }
-    }
-    let fail = |e: &dyn std::fmt::Display| format!("screenshot {}: {e}", shot.path.display());
-    if let Some(dir) = shot.path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| fail(&e))?;
-    }
-    let file = std::fs::File::create(&shot.path).map_err(|e| fail(&e))?;
-    let mut enc = png::Encoder::new(std::io::BufWriter::new(file), shot.width, shot.height);
-    enc.set_color(png::ColorType::Rgba);
-    enc.set_depth(png::BitDepth::Eight);
-    let mut writer = enc.write_header().map_err(|e| fail(&e))?;
-    writer.write_image_data(&rgba).map_err(|e| fail(&e))?;
-    writer.finish().map_err(|e| fail(&e))?;
+    let pixels = Pixels { width: shot.width, height: shot.height, padded_row: shot.padded_row, bgra: shot.bgra, bytes };
+    image::write_png(&shot.path, &pixels).map_err(|e| format!("screenshot {e}"))?;
     Ok(shot.path.clone())
 }

@@ -4,6 +4,7 @@
 
 pub mod camera;
 pub mod colormap;
+pub mod image;
 pub mod lines;
 pub mod sprites;
 pub mod uniforms;

@@ -106,8 +106,25 @@ pub const REORDER_INTERVAL: Limit<u32> = Limit::closed(0, 1000, "steps").with_no
 pub const WALL_LAYERS: Limit<u32> = Limit::closed(1, 4, "");
 
 // running
-/// Simulation steps per frame in the app.
+/// Simulation steps per frame in the app and `rillet render`.
 pub const SUBSTEPS: Limit<u32> = Limit::closed(1, 32, "steps per frame");
+/// Each side of a window or an offscreen image.
+pub const IMAGE_SIDE: Limit<u32> = Limit::closed(64, 16384, "pixels");
+
+/// A command-line value within `limit`: out of range is refused with the range, not clamped.
+pub fn parse_within<T: PartialOrd + Copy + Shown + std::str::FromStr>(s: &str, limit: &Limit<T>) -> Result<T, String>
+where
+    T::Err: std::fmt::Display,
+{
+    let v: T = s.trim().parse().map_err(|e| format!("`{s}`: {e}"))?;
+    if limit.contains(v) { Ok(v) } else { Err(format!("{} is out of range: allowed {}", v.shown(), limit.allowed())) }
+}
+
+/// `WIDTHxHEIGHT`, each side within [`IMAGE_SIDE`].
+pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    let (w, h) = s.split_once(['x', 'X']).ok_or_else(|| format!("`{s}`: expected WIDTHxHEIGHT, e.g. 1280x720"))?;
+    Ok((parse_within(w, &IMAGE_SIDE)?, parse_within(h, &IMAGE_SIDE)?))
+}
 
 #[cfg(test)]
 mod tests {
@@ -120,6 +137,15 @@ mod tests {
         assert_eq!(REST_DENSITY.allowed(), "[1, 100000] kg/m³");
         assert_eq!(REORDER_INTERVAL.allowed(), "[0, 1000] steps (0 = never)");
         assert_eq!(VISCOSITY.allowed(), "[0, 10]");
+    }
+
+    #[test]
+    fn command_line_values_are_refused_out_of_range() {
+        assert_eq!(parse_size("1280x720"), Ok((1280, 720)));
+        assert_eq!(parse_size("800X600"), Ok((800, 600)));
+        assert!(parse_size("1280").is_err() && parse_size("0x720").is_err() && parse_size("axb").is_err());
+        assert_eq!(parse_within("33", &SUBSTEPS), Err("33 is out of range: allowed [1, 32] steps per frame".to_string()));
+        assert_eq!(parse_within("4", &SUBSTEPS), Ok(4));
     }
 
     #[test]

@@ -1,0 +1,228 @@
+//! `rillet render`: a scene run and drawn with the app's renderer into a texture — no window, no
+//! display — one PNG per frame (`DIR/frame-NNNNN.png`), for animations and for measuring the
+//! renderer. The camera frames the domain as the app does when it opens. The render pass is
+//! timed with GPU timestamps where the adapter has them; `DIR/render.json` keeps the figures.
+
+use crate::gpu::Gpu;
+use crate::render::image::{self, Pixels};
+use crate::render::{Renderer, ViewSettings, Viewport};
+use crate::scene::Scene;
+use crate::scene::limits;
+use crate::scene::setup;
+use crate::sim::Sim;
+use crate::sim::readback::Readback;
+use anyhow::Context as _;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// What is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[value(rename_all = "lower")]
+pub enum View {
+    /// Every fluid particle as a shaded sphere (the app's view).
+    Spheres,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct RenderArgs {
+    /// Scene file (RON).
+    pub scene: PathBuf,
+    /// Frames to render.
+    #[arg(long, default_value_t = 120)]
+    pub frames: u64,
+    /// Output folder for frame-NNNNN.png and render.json (created if missing).
+    #[arg(long, default_value = "frames")]
+    pub out: PathBuf,
+    /// Image size in pixels.
+    #[arg(long, default_value = "1280x720", value_parser = limits::parse_size)]
+    pub size: (u32, u32),
+    /// Simulation steps per frame.
+    #[arg(long, default_value_t = 4, value_parser = |s: &str| limits::parse_within(s, &limits::SUBSTEPS))]
+    pub substeps: u32,
+    /// What to draw.
+    #[arg(long, value_enum, default_value = "spheres")]
+    pub view: View,
+    /// Render and time the frames without writing PNGs (for measuring).
+    #[arg(long)]
+    pub no_images: bool,
+}
+
+/// What `render.json` records.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct RenderReport {
+    pub scene: String,
+    pub adapter: String,
+    pub width: u32,
+    pub height: u32,
+    pub frames: u64,
+    pub substeps: u32,
+    pub fluid_particles: u32,
+    pub boundary_particles: u32,
+    /// Mean GPU milliseconds of the render pass per frame (None without timestamp queries).
+    pub render_ms_per_frame: Option<f64>,
+    /// Wall seconds of the whole run (steps, drawing, readback; PNG encoding overlapped).
+    pub wall_seconds: f64,
+    pub images: bool,
+}
+
+/// The colour target's format: sRGB, as the app's swapchain.
+pub const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
+
+pub fn run(args: RenderArgs) -> anyhow::Result<()> {
+    let scene = Scene::load(&args.scene)?;
+    let gpu = Gpu::headless()?;
+    let r = render(&gpu, &scene, &args.scene.display().to_string(), &args)?;
+    eprintln!(
+        "{}: {} frames of {}x{} ({} steps each), render pass {} per frame, {:.1} s",
+        args.out.display(),
+        r.frames,
+        r.width,
+        r.height,
+        r.substeps,
+        r.render_ms_per_frame.map_or("n/a (no timestamp queries)".to_string(), |ms| format!("{ms:.3} ms")),
+        r.wall_seconds
+    );
+    Ok(())
+}
+
+/// Renders `args.frames` frames of `scene` into `args.out`.
+pub fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -> anyhow::Result<RenderReport> {
+    let (width, height) = args.size;
+    let state = setup::build_checked(scene, gpu).with_context(|| format!("{label}: the scene does not fit this device"))?;
+    let mut sim = Sim::new(gpu, &state, setup::sim_options(scene)).map_err(|e| e.for_scene(label))?;
+    std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
+    let device = &gpu.device;
+    let mut renderer = Renderer::new(device, FORMAT);
+    let viewport = Viewport { x: 0.0, y: 0.0, width: width as f32, height: height as f32 };
+    let settings = ViewSettings::new(sim.params(), viewport.aspect());
+    let target = device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("render.offscreen"),
+        size: wgpu::Extent3d { width, height, depth_or_array_layers: 1 },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: FORMAT,
+        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+        view_formats: &[],
+    });
+    let view = target.create_view(&wgpu::TextureViewDescriptor::default());
+    let padded_row = image::padded_row(width);
+    let mut pixels = Readback::<u64>::new(device, "render.offscreen.pixels", padded_row as u64 * height as u64, 1);
+    let timer = gpu.has_timestamps().then(|| Timer::new(gpu));
+    let mut times = Vec::new();
+    let (tx, rx) = std::sync::mpsc::sync_channel::<(PathBuf, Vec<u8>)>(2);
+    let writer = std::thread::spawn(move || -> Result<(), String> {
+        for (path, bytes) in rx {
+            image::write_png(&path, &Pixels { width, height, padded_row, bgra: false, bytes: &bytes })?;
+        }
+        Ok(())
+    });
+    let t0 = Instant::now();
+    for frame in 1..=args.frames {
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("render.offscreen") });
+        sim.record_steps(&mut encoder, args.substeps);
+        let uniforms = settings.uniforms(sim.params(), viewport.aspect());
+        let draw = Some((sim.current(), sim.n_particles()));
+        let writes = timer.as_ref().map(|t| t.writes());
+        renderer.record(device, &gpu.queue, &mut encoder, &view, [width, height], viewport, &uniforms, draw, settings.show_box, writes);
+        if let Some(t) = &timer {
+            t.resolve(&mut encoder);
+        }
+        if !args.no_images {
+            let dst = pixels.reserve(frame).context("the frame's staging buffer is still in use")?;
+            encoder.copy_texture_to_buffer(
+                target.as_image_copy(),
+                wgpu::TexelCopyBufferInfo {
+                    buffer: dst,
+                    layout: wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(padded_row), rows_per_image: Some(height) },
+                },
+                wgpu::Extent3d { width, height, depth_or_array_layers: 1 },
+            );
+        }
+        gpu.queue.submit([encoder.finish()]);
+        pixels.submitted();
+        device.poll(wgpu::PollType::wait_indefinitely()).context("GPU wait")?;
+        if let Some(t) = &timer {
+            times.push(t.read(gpu));
+        }
+        for (frame, bytes) in pixels.take_ready() {
+            let path = frame_path(&args.out, frame);
+            if tx.send((path, bytes)).is_err() {
+                break;
+            }
+        }
+    }
+    drop(tx);
+    writer.join().map_err(|_| anyhow::anyhow!("the PNG writer panicked"))?.map_err(anyhow::Error::msg)?;
+    let report = RenderReport {
+        scene: label.to_string(),
+        adapter: gpu.describe(),
+        width,
+        height,
+        frames: args.frames,
+        substeps: args.substeps,
+        fluid_particles: state.n_fluid,
+        boundary_particles: state.n_boundary(),
+        // the first frames warm up (pipelines, caches): the mean of the second half
+        render_ms_per_frame: (!times.is_empty()).then(|| {
+            let tail = &times[times.len() / 2..];
+            tail.iter().sum::<f64>() / tail.len() as f64
+        }),
+        wall_seconds: t0.elapsed().as_secs_f64(),
+        images: !args.no_images,
+    };
+    crate::files::write_whole(&args.out.join("render.json"), serde_json::to_string_pretty(&report)?.as_bytes())?;
+    Ok(report)
+}
+
+/// Timestamps around the render pass of one frame, read back after the frame (this command
+/// waits for every frame anyway).
+struct Timer {
+    queries: wgpu::QuerySet,
+    resolve: wgpu::Buffer,
+    period_ns: f32,
+}
+
+impl Timer {
+    fn new(gpu: &Gpu) -> Self {
+        let d = &gpu.device;
+        Self {
+            queries: d.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some("render.offscreen.time"),
+                ty: wgpu::QueryType::Timestamp,
+                count: 2,
+            }),
+            resolve: d.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("render.offscreen.time"),
+                size: 16,
+                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            }),
+            period_ns: gpu.queue.get_timestamp_period(),
+        }
+    }
+
+    fn writes(&self) -> wgpu::RenderPassTimestampWrites<'_> {
+        wgpu::RenderPassTimestampWrites {
+            query_set: &self.queries,
+            beginning_of_pass_write_index: Some(0),
+            end_of_pass_write_index: Some(1),
+        }
+    }
+
+    fn resolve(&self, encoder: &mut wgpu::CommandEncoder) {
+        encoder.resolve_query_set(&self.queries, 0..2, &self.resolve, 0);
+    }
+
+    /// The last frame's render pass in milliseconds.
+    fn read(&self, gpu: &Gpu) -> f64 {
+        let bytes = crate::sim::buffers::read_bytes(&gpu.device, &gpu.queue, &self.resolve, 0, 16);
+        let t = |k: usize| u64::from_le_bytes(bytes[8 * k..8 * k + 8].try_into().expect("8 bytes"));
+        t(1).saturating_sub(t(0)) as f64 * self.period_ns as f64 * 1e-6
+    }
+}
+
+/// The PNG of frame `frame` (1-based) in `dir`.
+pub fn frame_path(dir: &Path, frame: u64) -> PathBuf {
+    dir.join(format!("frame-{frame:05}.png"))
+}
