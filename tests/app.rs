@@ -602,6 +602,35 @@ fn offscreen_frames_match_the_app_view() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// "Record" writes particle frames with the same writer as `rillet run --export`, without
+/// holding the frame loop.
+#[test]
+fn the_app_records_particle_frames() {
+    let dir = std::env::temp_dir().join(format!("rillet-record-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let scene = root().join("scenes/small_drop.ron");
+    let mut args: Vec<std::ffi::OsString> = vec![scene.into_os_string()];
+    args.extend(
+        ["--frames", "40", "--substeps", "1", "--size", "640x480", "--no-vsync", "--record", "--export-every", "10"].map(Into::into),
+    );
+    args.extend(["--export".into(), "vtk,ply".into(), "--export-dir".into(), dir.clone().into_os_string()]);
+    let mut app = AppProcess::start(args);
+    assert_eq!(app.wait_exit(Duration::from_secs(300)), Some(0), "{}", app.text());
+    // recording starts with the first frame (step 1), then every 10 steps
+    for step in [1u64, 10, 20, 30, 40] {
+        for ext in ["vtu", "ply"] {
+            let f = dir.join(format!("particles-{step:08}.{ext}"));
+            assert!(f.is_file(), "{} missing; the app said:\n{}", f.display(), app.text());
+        }
+    }
+    let pvd = std::fs::read_to_string(dir.join("particles.pvd")).unwrap();
+    assert_eq!(pvd.matches("<DataSet").count(), 5, "{pvd}");
+    let ply = std::fs::read(dir.join("particles-00000040.ply")).unwrap();
+    assert!(String::from_utf8_lossy(&ply[..300]).contains("element vertex 664"), "the small drop's fluid");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn sigterm_ends_the_app_with_its_report_written() {
     let dir = std::env::temp_dir().join(format!("rillet-sigterm-test-{}", std::process::id()));
@@ -616,7 +645,7 @@ fn sigterm_ends_the_app_with_its_report_written() {
     assert!(ok.success());
     let code = app.wait_exit(Duration::from_secs(60));
     let log = app.text();
-    assert_eq!(code, Some(130), "{log}");
+    assert_eq!(code, Some(143), "128 + SIGTERM: {log}");
     let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).expect("the report")).unwrap();
     assert!(r["frames"].as_u64().unwrap() >= 60, "{r}");
     let _ = std::fs::remove_dir_all(&dir);

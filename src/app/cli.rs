@@ -35,6 +35,21 @@ pub struct AppArgs {
     /// Do not wait for the display's refresh (present as fast as possible).
     #[arg(long)]
     pub no_vsync: bool,
+    /// Folder for exported particle frames ("Export frame" E, "Record" R).
+    #[arg(long, value_name = "DIR", default_value = "export")]
+    pub export_dir: PathBuf,
+    /// Formats of exported frames: vtk (.vtu and particles.pvd), ply.
+    #[arg(long, value_delimiter = ',', default_value = "vtk")]
+    pub export: Vec<crate::export::Format>,
+    /// Record a frame every this many steps.
+    #[arg(long, value_name = "K", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    pub export_every: u64,
+    /// Export the boundary (wall) particles too.
+    #[arg(long)]
+    pub export_boundary: bool,
+    /// Start recording at once.
+    #[arg(long)]
+    pub record: bool,
     /// Testing: ask for a new window size at a frame, FRAME:WIDTHxHEIGHT (repeatable).
     #[arg(long, hide = true, value_parser = parse_resize, value_name = "FRAME:WxH")]
     pub resize_at: Vec<(u64, (u32, u32))>,
@@ -52,6 +67,11 @@ impl Default for AppArgs {
             screenshot_dir: PathBuf::from("."),
             report: None,
             no_vsync: false,
+            export_dir: PathBuf::from("export"),
+            export: vec![crate::export::Format::Vtk],
+            export_every: 10,
+            export_boundary: false,
+            record: false,
             resize_at: Vec::new(),
         }
     }

@@ -24,6 +24,7 @@ pub mod cli;
 pub mod driver;
 pub mod overlay;
 pub mod panel;
+pub mod recorder;
 pub mod render_timer;
 pub mod screenshot;
 pub mod session;

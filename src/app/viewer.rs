@@ -8,6 +8,7 @@ use super::automation::{Automation, Report};
 use super::cli::AppArgs;
 use super::driver::DiagSample;
 use super::panel::{self, Action, PanelState, Readout};
+use super::recorder::Recorder;
 use super::screenshot::Screenshots;
 use super::session::{LoadedScene, Reloaded, SceneFile, Session};
 use super::shell::{Content, Flow, Host};
@@ -56,6 +57,7 @@ pub struct Viewer {
     screenshots: Screenshots,
     /// The last screenshot asked for, or why there is none (shown in the panel).
     screenshot_note: Option<String>,
+    recorder: Recorder,
     rate: Rate,
     /// This frame's: what the panel asked for, the steps recorded, the screenshot to take.
     actions: Vec<Action>,
@@ -87,6 +89,13 @@ impl Viewer {
             automation: Automation::new(args, header),
             screenshots: Screenshots::default(),
             screenshot_note: None,
+            recorder: {
+                let mut r = Recorder::new(args.export_dir.clone(), args.export.clone(), args.export_every, args.export_boundary);
+                if args.record {
+                    r.toggle(0);
+                }
+                r
+            },
             rate: Rate::new(),
             actions: Vec::new(),
             steps: 0,
@@ -155,6 +164,8 @@ impl Viewer {
                 }
                 Action::ResetCamera => self.view.reframe(),
                 Action::Screenshot => self.shot = Some(self.automation.asked_shot(next)),
+                Action::ExportFrame => self.recorder.export_frame(),
+                Action::ToggleRecording => self.recorder.toggle(self.session.driver.sim().steps()),
             }
         }
     }
@@ -170,6 +181,7 @@ impl Content for Viewer {
         }
         self.view.poll();
         self.screenshots.poll();
+        self.recorder.poll();
         self.check_scene_file(host);
     }
 
@@ -202,6 +214,14 @@ impl Content for Viewer {
             latest: driver.latest.as_ref(),
             history: &driver.history,
             screenshots: self.screenshot_note.as_deref(),
+            export: Some(panel::ExportReadout {
+                dir: self.recorder.dir.to_str().unwrap_or("(not UTF-8)"),
+                recording: self.recorder.recording,
+                every: self.recorder.every,
+                frames: self.recorder.frames,
+                skipped: self.recorder.skipped,
+                error: self.recorder.error.as_deref(),
+            }),
         };
         let settings = &mut self.view.settings;
         self.actions.extend(panel::keys(ui.ctx(), &mut self.panel, controls, settings));
@@ -221,6 +241,7 @@ impl Content for Viewer {
         }
         // the steps, then the scene pass
         self.steps = self.session.record_frame(encoder);
+        self.recorder.record(&host.gpu.device, encoder, self.session.driver.sim());
         let driver = &self.session.driver;
         self.view.record(host.gpu, encoder, target, host.surface.size(), driver.sim(), driver.frame());
     }
@@ -243,6 +264,7 @@ impl Content for Viewer {
 
     fn submitted(&mut self) {
         self.session.driver.submitted();
+        self.recorder.submitted();
         self.view.submitted();
         self.screenshots.submitted();
     }
@@ -258,11 +280,15 @@ impl Content for Viewer {
     fn finish(&mut self, gpu: &Gpu) -> anyhow::Result<()> {
         // the readbacks still in flight complete within a frame or two; take them for the report
         let deadline = Instant::now() + Duration::from_secs(10);
-        while self.session.driver.in_flight() > 0 && Instant::now() < deadline {
+        while (self.session.driver.in_flight() > 0 || self.recorder.in_flight() > 0) && Instant::now() < deadline {
             let _ = gpu.device.poll(wgpu::PollType::Wait { submission_index: None, timeout: Some(Duration::from_millis(100)) });
             for s in self.session.driver.poll(&gpu.device) {
                 self.automation.diagnostics(&s);
             }
+            self.recorder.poll();
+        }
+        if let Some(stats) = self.recorder.finish()? {
+            log::info!("exported {} frames ({} bytes) to {}", stats.frames, stats.bytes, self.recorder.dir.display());
         }
         self.screenshots.finish(&gpu.device, Duration::from_secs(60));
         if let Some(e) = self.screenshots.errors.first() {

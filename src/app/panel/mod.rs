@@ -41,6 +41,21 @@ pub enum Action {
     ResetCamera,
     /// Save a PNG of the window.
     Screenshot,
+    /// Export the particles of the next frame.
+    ExportFrame,
+    /// Start or stop recording particle frames.
+    ToggleRecording,
+}
+
+/// The particle export as the panel shows it.
+#[derive(Clone, Debug)]
+pub struct ExportReadout<'a> {
+    pub dir: &'a str,
+    pub recording: bool,
+    pub every: u64,
+    pub frames: u64,
+    pub skipped: u64,
+    pub error: Option<&'a str>,
 }
 
 /// Which side the panel is docked on.
@@ -89,6 +104,7 @@ pub struct Readout<'a> {
     pub latest: Option<&'a DiagSample>,
     pub history: &'a VecDeque<DiagSample>,
     pub screenshots: Option<&'a str>,
+    pub export: Option<ExportReadout<'a>>,
 }
 
 /// The plain-words warning for a diagnostics sample, if it calls for one.
@@ -128,7 +144,7 @@ pub fn show(ui: &mut egui::Ui, state: &mut PanelState, controls: &mut Controls, 
                     "drag: rotate · right-drag: pan · wheel: zoom · C: frame the scene\n\
                      Space: pause · N: one step · Backspace: reset · F5: reload scene\n\
                      1/2/3: colour by speed/density/pressure · B: boundary particles\n\
-                     Tab: hide panel · F12: screenshot",
+                     Tab: hide panel · F12: screenshot · E: export frame · R: record",
                 );
             });
         });
@@ -350,6 +366,25 @@ fn view_settings(ui: &mut egui::Ui, state: &mut PanelState, view: &mut ViewSetti
     if let Some(s) = r.screenshots {
         ui.small(s);
     }
+    if let Some(e) = &r.export {
+        ui.horizontal(|ui| {
+            if ui.button("Export frame").on_hover_text("E: the particles of the next frame").clicked() {
+                actions.push(Action::ExportFrame);
+            }
+            let record = if e.recording { "Stop recording" } else { "Record" };
+            if ui.button(record).on_hover_text(format!("R: a frame every {} steps", e.every)).clicked() {
+                actions.push(Action::ToggleRecording);
+            }
+        });
+        let state = if e.recording { format!("recording every {} steps", e.every) } else { "not recording".into() };
+        ui.small(format!("particles to {}: {} frames, {state}", e.dir, e.frames));
+        if e.skipped > 0 {
+            ui.small(format!("{} frames skipped (the staging buffers were busy)", e.skipped));
+        }
+        if let Some(err) = e.error {
+            ui.colored_label(egui::Color32::from_rgb(255, 110, 100), format!("export stopped: {err}"));
+        }
+    }
     ui.horizontal(|ui| {
         ui.label("dock panel");
         ui.selectable_value(&mut state.dock, Dock::Left, "left");
@@ -383,6 +418,12 @@ pub fn keys(ctx: &egui::Context, state: &mut PanelState, controls: &mut Controls
         }
         if i.key_pressed(Key::F12) {
             actions.push(Action::Screenshot);
+        }
+        if i.key_pressed(Key::E) {
+            actions.push(Action::ExportFrame);
+        }
+        if i.key_pressed(Key::R) {
+            actions.push(Action::ToggleRecording);
         }
         if i.key_pressed(Key::B) {
             view.show_boundary = !view.show_boundary;
@@ -435,6 +476,7 @@ mod tests {
             latest: None,
             history: &history,
             screenshots: None,
+            export: None,
         };
         let ctx = egui::Context::default();
         let mut state = PanelState::default();

@@ -1,0 +1,156 @@
+//! "Export frame" and "Record" in the app: the particle buffers are copied into a staging buffer
+//! in the frame's own encoder, mapped asynchronously (the frame loop never waits for them), and
+//! handed to the same writer as `rillet run --export` ([`crate::export`]), which writes them on
+//! its own thread.
+
+use crate::export::{ExportStats, Exporter, Format, Frame};
+use crate::sim::readback::Readback;
+use crate::sim::{Particles, Sim};
+use std::path::PathBuf;
+
+/// What a readback of the particle buffers carries.
+#[derive(Clone, Copy, Debug)]
+struct Tag {
+    step: u64,
+    time: f64,
+    n: u32,
+    rest_density: f32,
+    stiffness: f32,
+}
+
+pub struct Recorder {
+    pub dir: PathBuf,
+    formats: Vec<Format>,
+    /// Record every this many steps.
+    pub every: u64,
+    boundary: bool,
+    /// Recording: a frame at every multiple of `every` steps (at the frame that passes it).
+    pub recording: bool,
+    /// One frame asked for ("Export frame").
+    one_shot: bool,
+    next_step: u64,
+    readback: Option<(Readback<Tag>, u32)>,
+    exporter: Option<Exporter>,
+    /// Frames handed to the writer, and frames skipped because the staging buffers were busy.
+    pub frames: u64,
+    pub skipped: u64,
+    pub error: Option<String>,
+}
+
+impl Recorder {
+    pub fn new(dir: PathBuf, formats: Vec<Format>, every: u64, boundary: bool) -> Self {
+        Self {
+            dir,
+            formats,
+            every: every.max(1),
+            boundary,
+            recording: false,
+            one_shot: false,
+            next_step: 0,
+            readback: None,
+            exporter: None,
+            frames: 0,
+            skipped: 0,
+            error: None,
+        }
+    }
+
+    /// "Export frame": the state after the next frame's steps.
+    pub fn export_frame(&mut self) {
+        self.one_shot = true;
+    }
+
+    /// "Record" / "Stop": from the current step on, a frame every `every` steps.
+    pub fn toggle(&mut self, step: u64) {
+        self.recording = !self.recording;
+        self.next_step = step;
+        log::info!("recording {} ({})", if self.recording { "on" } else { "off" }, self.dir.display());
+    }
+
+    /// After the frame's steps, in its encoder: the copy of the particle buffers when a frame is
+    /// due. Never waits; a frame due while both staging buffers are in flight is skipped.
+    pub fn record(&mut self, device: &wgpu::Device, encoder: &mut wgpu::CommandEncoder, sim: &Sim) {
+        let step = sim.steps();
+        let due = self.one_shot || (self.recording && step >= self.next_step);
+        if !due || self.error.is_some() {
+            return;
+        }
+        self.one_shot = false;
+        if self.recording && step >= self.next_step {
+            self.next_step = (step / self.every + 1) * self.every;
+        }
+        let n = sim.n_particles();
+        if self.readback.as_ref().is_none_or(|(_, size)| *size != n) {
+            self.readback = Some((Readback::new(device, "app.export", n as u64 * 36, 2), n));
+        }
+        let (readback, _) = self.readback.as_mut().expect("made above");
+        let p = sim.params();
+        let tag = Tag { step, time: step as f64 * p.dt as f64, n, rest_density: p.rest_density, stiffness: p.stiffness };
+        let Some(dst) = readback.reserve(tag) else {
+            self.skipped += 1;
+            return;
+        };
+        let set = sim.current();
+        let n = n as u64;
+        encoder.copy_buffer_to_buffer(&set.pos_mass, 0, dst, 0, n * 16);
+        encoder.copy_buffer_to_buffer(&set.vel_rho, 0, dst, n * 16, n * 16);
+        encoder.copy_buffer_to_buffer(&set.id, 0, dst, n * 32, n * 4);
+    }
+
+    pub fn submitted(&mut self) {
+        if let Some((r, _)) = &mut self.readback {
+            r.submitted();
+        }
+    }
+
+    /// Hands the copies that arrived to the writer (started on first use).
+    pub fn poll(&mut self) {
+        let Some((readback, _)) = &mut self.readback else { return };
+        for (tag, bytes) in readback.take_ready() {
+            let n = tag.n as usize;
+            let p = Particles {
+                pos_mass: bytemuck::pod_collect_to_vec(&bytes[..n * 16]),
+                vel_rho: bytemuck::pod_collect_to_vec(&bytes[n * 16..n * 32]),
+                id: bytemuck::pod_collect_to_vec(&bytes[n * 32..n * 36]),
+            };
+            let frame = Frame::new(&p, tag.step, tag.time, tag.rest_density, tag.stiffness, self.boundary);
+            if self.exporter.is_none() {
+                match Exporter::start(&self.dir, &self.formats, vec![]) {
+                    Ok(e) => self.exporter = Some(e),
+                    Err(e) => {
+                        self.fail(format!("{e:#}"));
+                        return;
+                    }
+                }
+            }
+            if self.exporter.as_mut().expect("started above").send(frame).is_err() {
+                let e = self.exporter.take().map(|e| e.finish());
+                self.fail(match e {
+                    Some(Err(e)) => format!("{e:#}"),
+                    _ => "the export writer stopped".into(),
+                });
+                return;
+            }
+            self.frames += 1;
+        }
+    }
+
+    fn fail(&mut self, e: String) {
+        log::error!("export: {e}");
+        self.recording = false;
+        self.error = Some(e);
+    }
+
+    /// Readbacks still in flight.
+    pub fn in_flight(&self) -> usize {
+        self.readback.as_ref().map_or(0, |(r, _)| r.in_flight())
+    }
+
+    /// At exit: waits for the writer; what it wrote.
+    pub fn finish(&mut self) -> anyhow::Result<Option<ExportStats>> {
+        match self.exporter.take() {
+            Some(e) => Ok(Some(e.finish()?)),
+            None => Ok(None),
+        }
+    }
+}
