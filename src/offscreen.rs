@@ -1,6 +1,7 @@
 //! `rillet render`: a scene run and drawn with the app's renderer into a texture — no window, no
 //! display — one PNG per frame (`DIR/frame-NNNNN.png`), for animations and for measuring the
-//! renderer. The camera frames the domain as the app does when it opens. The render pass is
+//! renderer. The camera frames the domain as the app does when it opens, turned and moved by
+//! `--yaw`, `--pitch` and `--zoom`. The render pass is
 //! timed with GPU timestamps where the adapter has them; `DIR/render.json` keeps the figures.
 
 use crate::gpu::Gpu;
@@ -45,6 +46,15 @@ pub struct RenderArgs {
     /// Render and time the frames without writing PNGs (for measuring).
     #[arg(long)]
     pub no_images: bool,
+    /// Camera azimuth about the vertical axis, degrees (default: the app's opening view).
+    #[arg(long, allow_hyphen_values = true)]
+    pub yaw: Option<f32>,
+    /// Camera elevation, degrees.
+    #[arg(long, allow_hyphen_values = true, value_parser = |s: &str| limits::parse_within(s, &limits::CAMERA_PITCH))]
+    pub pitch: Option<f32>,
+    /// Camera distance as a multiple of the one that frames the whole domain (< 1: closer).
+    #[arg(long, value_parser = |s: &str| limits::parse_within(s, &limits::CAMERA_ZOOM))]
+    pub zoom: Option<f32>,
 }
 
 /// What `render.json` records.
@@ -94,7 +104,16 @@ pub fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -> anyho
     let device = &gpu.device;
     let mut renderer = Renderer::new(device, FORMAT);
     let viewport = Viewport { x: 0.0, y: 0.0, width: width as f32, height: height as f32 };
-    let settings = ViewSettings::new(sim.params(), viewport.aspect());
+    let mut settings = ViewSettings::new(sim.params(), viewport.aspect());
+    if let Some(yaw) = args.yaw.filter(|y| y.is_finite()) {
+        settings.camera.yaw = yaw.to_radians();
+    }
+    if let Some(pitch) = args.pitch {
+        settings.camera.pitch = pitch.to_radians();
+    }
+    if let Some(zoom) = args.zoom {
+        settings.camera.distance *= zoom;
+    }
     let target = device.create_texture(&wgpu::TextureDescriptor {
         label: Some("render.offscreen"),
         size: wgpu::Extent3d { width, height, depth_or_array_layers: 1 },

@@ -108,6 +108,10 @@ pub const WALL_LAYERS: Limit<u32> = Limit::closed(1, 4, "");
 // running
 /// Simulation steps per frame in the app and `rillet render`.
 pub const SUBSTEPS: Limit<u32> = Limit::closed(1, 32, "steps per frame");
+/// Camera elevation for `rillet render`, degrees.
+pub const CAMERA_PITCH: Limit<f32> = Limit::closed(-89.0, 89.0, "degrees");
+/// Camera distance for `rillet render`, as a multiple of the distance that frames the scene.
+pub const CAMERA_ZOOM: Limit<f32> = Limit::closed(0.05, 20.0, "× the framing distance");
 /// Each side of a window or an offscreen image.
 pub const IMAGE_SIDE: Limit<u32> = Limit::closed(64, 16384, "pixels");
 
