@@ -472,7 +472,7 @@ pub fn run_scene(
         );
     }
     let mut warnings = Vec::new();
-    let cfl = params.dt as f64 * params.sound_speed as f64 / params.h as f64;
+    let cfl = crate::physics::cfl(params.dt as f64, params.sound_speed as f64, params.h as f64);
     if cfl > crate::scene::limits::CFL_RECOMMENDED {
         let w = format!(
             "warning: CFL dt·c/h = {cfl:.3} is above the recommended {} (c = {:.2} m/s): the step may be unstable",

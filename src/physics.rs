@@ -8,9 +8,19 @@ pub const TAIT_GAMMA: i32 = 7;
 /// Support radius h of the kernel in particle spacings.
 pub const SUPPORT_OVER_SPACING: f32 = 2.0;
 
+/// The cubic spline's normalisation 8 / (π h³) for support radius h.
+pub fn kernel_norm(h: f64) -> f64 {
+    8.0 / (std::f64::consts::PI * h * h * h)
+}
+
+/// CFL number dt·c/h: how much of the support radius sound crosses in one step.
+pub fn cfl(dt: f64, sound_speed: f64, h: f64) -> f64 {
+    dt * sound_speed / h
+}
+
 /// Cubic spline W(r) for support radius h, in f64 (the formula of docs/PHYSICS.md).
 pub fn cubic_w(r: f64, h: f64) -> f64 {
-    let sigma = 8.0 / (std::f64::consts::PI * h * h * h);
+    let sigma = kernel_norm(h);
     let q = r / h;
     if q <= 0.5 {
         sigma * (6.0 * q * q * q - 6.0 * q * q + 1.0)

@@ -1,8 +1,6 @@
 //! The cubic spline kernel and the Tait equation of state in f64, formula by formula as in
 //! docs/PHYSICS.md ("Kernel", "Pressure").
 
-use std::f64::consts::PI;
-
 /// Monaghan's cubic spline with support radius `h` (`q = r/h`, `σ = 8/(π h³)`).
 ///
 /// `σ` is computed here in f64 from `h`, not taken from the f32 `SimParams::kernel_norm`, so that
@@ -21,7 +19,7 @@ pub struct CubicKernel {
 
 impl CubicKernel {
     pub fn new(h: f64) -> Self {
-        Self { h, h2: h * h, sigma: 8.0 / (PI * h * h * h), r_min: 1e-9 * h }
+        Self { h, h2: h * h, sigma: crate::physics::kernel_norm(h), r_min: 1e-9 * h }
     }
 
     /// `W(r)`.
@@ -100,7 +98,7 @@ mod tests {
         let integral: f64 = (0..n)
             .map(|i| {
                 let r = (i as f64 + 0.5) * dr;
-                4.0 * PI * r * r * k.w(r) * dr
+                4.0 * std::f64::consts::PI * r * r * k.w(r) * dr
             })
             .sum();
         assert!((integral - 1.0).abs() < 1e-7, "∫W = {integral}");

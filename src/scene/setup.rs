@@ -158,7 +158,7 @@ pub fn build(scene: &Scene) -> InitialState {
         sound_speed: c,
         viscosity: p.viscosity,
         wall_viscosity: p.wall_viscosity,
-        kernel_norm: (8.0 / (std::f64::consts::PI * hd * hd * hd)) as f32,
+        kernel_norm: crate::physics::kernel_norm(hd) as f32,
         capacity: scene.grid.capacity,
         ..SimParams::default()
     };

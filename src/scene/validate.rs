@@ -159,7 +159,7 @@ impl Scene {
         }
         let (sd, h) = (s as f64, SUPPORT_OVER_SPACING as f64 * s as f64);
         let mass = p.rest_density as f64 * sd * sd * sd;
-        let kernel_norm = 8.0 / (std::f64::consts::PI * h * h * h);
+        let kernel_norm = crate::physics::kernel_norm(h);
         if mass < limits::F32_SMALLEST_SAFE || kernel_norm > 1.0 / limits::F32_SMALLEST_SAFE {
             return Err(v.invalid(
                 "physics.spacing",
@@ -175,7 +175,7 @@ impl Scene {
         // carry a particle from rest across it; beyond these no explicit step is stable
         let (c, _) = super::setup::resolve_pressure(self);
         let c = c as f64;
-        let cfl = p.dt as f64 * c / h;
+        let cfl = crate::physics::cfl(p.dt as f64, c, h);
         if cfl > limits::CFL_MAX {
             return Err(v.invalid(
                 "physics.dt",

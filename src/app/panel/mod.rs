@@ -288,9 +288,9 @@ fn diagnostics(ui: &mut egui::Ui, r: &Readout, controls: &Controls) {
         g.dims[0], g.dims[1], g.dims[2], g.num_cells, r.params.search_range
     ));
     let p = r.params;
-    let cfl = p.dt * p.sound_speed / p.h;
+    let cfl = crate::physics::cfl(p.dt as f64, p.sound_speed as f64, p.h as f64);
     let text = format!("CFL dt·c/h = {cfl:.3} (c = {:.1} m/s, dt = {:.1e} s)", p.sound_speed, p.dt);
-    if cfl as f64 > crate::scene::limits::CFL_RECOMMENDED {
+    if cfl > crate::scene::limits::CFL_RECOMMENDED {
         ui.colored_label(
             egui::Color32::from_rgb(255, 190, 80),
             format!("Warning: {text}: above {}, the step may be unstable", crate::scene::limits::CFL_RECOMMENDED),
