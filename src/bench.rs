@@ -253,13 +253,14 @@ pub fn progress_line(label: &str) -> impl FnMut(u32, u32) + '_ {
 /// Options named on the command line, applied over the scene's.
 pub fn variant_name(o: &SimOptions) -> String {
     format!(
-        "r{} {} c{:.2}h{} wg{}{}",
+        "r{} {} c{:.2}h{} wg{}{}{}",
         o.reorder_interval,
         if o.order == CellOrder::Morton { "morton" } else { "linear" },
         o.cell_size,
         if o.diagnostics { " diag" } else { "" },
         o.workgroup_size,
-        if o.shader_checks { " checked" } else { "" }
+        if o.shader_checks { " checked" } else { "" },
+        if o.deterministic { " det" } else { "" }
     )
 }
 

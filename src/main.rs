@@ -55,6 +55,9 @@ struct BenchArgs {
     /// Cell sizes (multiples of h) to run. Default: the scene's.
     #[arg(long, value_delimiter = ',', value_parser = cell_size)]
     cell_size: Vec<f32>,
+    /// Each cell ordered by particle id (a deterministic step). Default: the scene's.
+    #[arg(long, value_delimiter = ',')]
+    deterministic: Vec<Switch>,
     /// Grid diagnostics compiled in. Default: the scene's.
     #[arg(long, value_delimiter = ',')]
     diagnostics: Vec<Switch>,
@@ -150,21 +153,22 @@ fn run_bench(a: BenchArgs) -> anyhow::Result<()> {
         let cell_sizes = or(&a.cell_size, d.cell_size);
         let diags = or(&a.diagnostics, Switch::from(d.diagnostics));
         let workgroups = or(&a.workgroup, d.workgroup_size);
+        let dets = or(&a.deterministic, Switch::from(d.deterministic));
         for &reorder_interval in &reorders {
             for &order in &orders {
                 for &cell_size in &cell_sizes {
                     for &diag in &diags {
                         let diagnostics = diag == Switch::On;
                         for &workgroup_size in &workgroups {
-                            for &checks in &a.checks {
-                                let shader_checks = checks == Switch::On;
+                            for (&checks, &det) in a.checks.iter().flat_map(|c| dets.iter().map(move |d| (c, d))) {
                                 let options = SimOptions {
                                     cell_size,
                                     reorder_interval,
                                     order,
                                     diagnostics,
                                     workgroup_size,
-                                    shader_checks,
+                                    shader_checks: checks == Switch::On,
+                                    deterministic: det == Switch::On,
                                     ..rillet::scene::setup::sim_options(&scene)
                                 };
                                 let variant = format!("{count} {}", bench::variant_name(&options));

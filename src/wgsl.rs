@@ -36,6 +36,7 @@ pub const FILES: &[(&str, &str)] = &[
     ("reorder", include_str!("../shaders/reorder.wgsl")),
     ("scan", include_str!("../shaders/scan.wgsl")),
     ("scatter", include_str!("../shaders/scatter.wgsl")),
+    ("sort_cells", include_str!("../shaders/sort_cells.wgsl")),
     ("sprites", include_str!("../shaders/sprites.wgsl")),
     ("wall_pressure", include_str!("../shaders/wall_pressure.wgsl")),
 ];

@@ -12,7 +12,16 @@ use rillet::sim::layout::CellOrder;
 use rillet::sim::{GridSnapshot, Sim, SimOptions};
 
 fn options(cell_size: f32, order: CellOrder) -> SimOptions {
-    SimOptions { cell_size, capacity: 16, reorder_interval: 1, order, diagnostics: true, workgroup_size: 64, shader_checks: false }
+    SimOptions {
+        cell_size,
+        capacity: 16,
+        reorder_interval: 1,
+        order,
+        diagnostics: true,
+        deterministic: false,
+        workgroup_size: 64,
+        shader_checks: false,
+    }
 }
 
 /// An initial state whose particles are `cloud` (all fluid), on the grid of a 1 m box scene.
@@ -73,6 +82,29 @@ fn grid_matches_cpu_on_random_clouds() {
             let mut s = sim(&cloud_state(cloud), options(1.0, order));
             s.build_grid(false);
             check_grid(&s, cloud, &format!("{name}, {order:?}"));
+        }
+    }
+}
+
+/// With `deterministic`, every cell's slots are in id order: before any reorder (slot = id) the
+/// GPU's `sorted` is the CPU's exactly, and after reorders each cell still lists ascending ids.
+#[test]
+fn deterministic_cells_are_in_id_order() {
+    let mut rng = Rng(0xD1CE);
+    let cloud: Vec<Vec3> = (0..20_000).map(|_| Vec3::new(rng.f32(), rng.f32(), rng.f32())).collect();
+    for order in [CellOrder::Morton, CellOrder::Linear] {
+        let mut s = sim(&cloud_state(&cloud), SimOptions { deterministic: true, ..options(0.5, order) });
+        s.build_grid(false);
+        let cpu = build_grid(s.grid(), &cloud);
+        assert_eq!(s.read_grid().sorted, cpu.sorted, "{order:?}: sorted, slot = id");
+        // scramble the slots: a reorder, then a build on the reordered set
+        s.run(3);
+        s.build_grid(false);
+        let (g, ids) = (s.read_grid(), s.read_particles().id);
+        for c in 0..s.grid().num_cells as usize {
+            let cell: Vec<u32> =
+                g.sorted[g.cell_start[c] as usize..g.cell_start[c + 1] as usize].iter().map(|&slot| ids[slot as usize]).collect();
+            assert!(cell.windows(2).all(|w| w[0] < w[1]), "{order:?}: cell {c} ids {cell:?}");
         }
     }
 }

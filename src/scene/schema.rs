@@ -54,6 +54,9 @@ pub struct GridSettings {
     pub morton: bool,
     /// Compile the grid diagnostics (max per cell, overflows) into the count pass.
     pub diagnostics: bool,
+    /// Order each cell's particles by id after the grid build, so every run of the scene gives
+    /// the same bits (costs a pass; docs/PERFORMANCE.md).
+    pub deterministic: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -104,6 +107,7 @@ impl Default for GridSettings {
             reorder_interval: o.reorder_interval,
             morton: o.order == crate::sim::layout::CellOrder::Morton,
             diagnostics: o.diagnostics,
+            deterministic: o.deterministic,
         }
     }
 }

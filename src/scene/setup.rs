@@ -203,6 +203,7 @@ pub fn sim_options(scene: &Scene) -> SimOptions {
         reorder_interval: g.reorder_interval,
         order: if g.morton { CellOrder::Morton } else { CellOrder::Linear },
         diagnostics: g.diagnostics,
+        deterministic: g.deterministic,
         ..SimOptions::default()
     }
 }

@@ -16,6 +16,7 @@ pub mod reorder;
 pub mod scan;
 pub mod scatter;
 pub mod shader;
+pub mod sort_cells;
 pub mod state;
 pub mod wall_pressure;
 
@@ -46,6 +47,9 @@ pub struct SimOptions {
     pub order: CellOrder,
     /// Grid diagnostics compiled into grid.count.
     pub diagnostics: bool,
+    /// Order every cell's particles by id after the grid build (grid.sort_cells), so that the
+    /// step gives the same bits on every run (at a cost: docs/PERFORMANCE.md).
+    pub deterministic: bool,
     /// Workgroup size of the per-particle passes.
     pub workgroup_size: u32,
     /// Compile the shaders with wgpu's runtime bounds checks (slower; off by default, see
@@ -70,6 +74,7 @@ impl Default for SimOptions {
             reorder_interval: 1,
             order: CellOrder::Linear,
             diagnostics: true,
+            deterministic: false,
             workgroup_size: 256,
             shader_checks: false,
         }
@@ -116,6 +121,7 @@ struct Kernels {
     count: Kernel,
     scan: scan::ScanPass,
     scatter: Kernel,
+    sort_cells: Kernel,
     reorder: Kernel,
     density: Kernel,
     wall_pressure: Kernel,
@@ -142,6 +148,7 @@ impl Kernels {
             count: count::new(device, cfg, o.diagnostics)?,
             scan: scan::ScanPass::new(device, o.shader_checks)?,
             scatter: scatter::new(device, cfg)?,
+            sort_cells: sort_cells::new(device, cfg)?,
             reorder: reorder::new(device, cfg)?,
             density: density::new(device, cfg, rows)?,
             wall_pressure: wall_pressure::new(device, cfg, rows)?,
@@ -155,6 +162,8 @@ impl Kernels {
 struct Binds {
     count: [wgpu::BindGroup; 2],
     scatter: wgpu::BindGroup,
+    /// By the set the grid was built from (its ids).
+    sort_cells: [wgpu::BindGroup; 2],
     /// [A→B, B→A]
     reorder: [wgpu::BindGroup; 2],
     density: [wgpu::BindGroup; 2],
@@ -208,6 +217,19 @@ impl Binds {
                 d,
                 &[("params", p), ("cell_start", &cells.cell_start), ("sorted", &f.sorted), ("cell_of", &f.cell_of), ("rank", &f.rank)],
             )?,
+            sort_cells: both(&|s| {
+                k.sort_cells.bind(
+                    d,
+                    &[
+                        ("params", p),
+                        ("cell_start", &cells.cell_start),
+                        ("sorted", &f.sorted),
+                        ("cell_of", &f.cell_of),
+                        ("rank", &f.rank),
+                        ("ids", &s.id),
+                    ],
+                )
+            })?,
             reorder: [
                 Self::reorder(d, k, p, &f.sorted, &f.sets[0], &f.sets[1])?,
                 Self::reorder(d, k, p, &f.sorted, &f.sets[1], &f.sets[0])?,
@@ -539,6 +561,11 @@ impl Sim {
         k.count.record(&mut begin(encoder, prof, k.count.label, step), &b.count[c], n, 0, md);
         k.scan.record(&mut begin(encoder, prof, shader::SCAN.label, step), &cells.scan, md);
         k.scatter.record(&mut begin(encoder, prof, k.scatter.label, step), &b.scatter, n, 0, md);
+        if self.options.deterministic {
+            // ranks by id, then the scatter again with them
+            k.sort_cells.record(&mut begin(encoder, prof, k.sort_cells.label, step), &b.sort_cells[c], n, 0, md);
+            k.scatter.record(&mut begin(encoder, prof, k.scatter.label, step), &b.scatter, n, 0, md);
+        }
         if reorder {
             k.reorder.record(&mut begin(encoder, prof, k.reorder.label, step), &b.reorder[c], n, 0, md);
             return 1 - c;

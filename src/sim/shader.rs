@@ -25,6 +25,7 @@ impl ShaderSource {
 pub const COUNT: ShaderSource = ShaderSource { label: "grid.count", file: "count" };
 pub const SCAN: ShaderSource = ShaderSource { label: "grid.scan", file: "scan" };
 pub const SCATTER: ShaderSource = ShaderSource { label: "grid.scatter", file: "scatter" };
+pub const SORT_CELLS: ShaderSource = ShaderSource { label: "grid.sort_cells", file: "sort_cells" };
 pub const REORDER: ShaderSource = ShaderSource { label: "reorder", file: "reorder" };
 pub const DENSITY: ShaderSource = ShaderSource { label: "sph.density", file: "density" };
 pub const WALL_PRESSURE: ShaderSource = ShaderSource { label: "sph.wall_pressure", file: "wall_pressure" };
@@ -36,11 +37,11 @@ pub const COPY: ShaderSource = ShaderSource { label: "baseline.copy", file: "cop
 
 /// The passes of a step, in the order a step records them: their labels name the timestamps,
 /// the panel's rows and the benchmark's columns.
-pub const STEP: [ShaderSource; 8] = [COUNT, SCAN, SCATTER, REORDER, DENSITY, WALL_PRESSURE, FORCE, INTEGRATE];
+pub const STEP: [ShaderSource; 9] = [COUNT, SCAN, SCATTER, SORT_CELLS, REORDER, DENSITY, WALL_PRESSURE, FORCE, INTEGRATE];
 
 /// Every compute shader, for the validation test.
-pub const ALL: [ShaderSource; 11] =
-    [COUNT, SCAN, SCATTER, REORDER, DENSITY, WALL_PRESSURE, FORCE, INTEGRATE, NEIGHBOUR_PROBE, ALL_PAIRS, COPY];
+pub const ALL: [ShaderSource; 12] =
+    [COUNT, SCAN, SCATTER, SORT_CELLS, REORDER, DENSITY, WALL_PRESSURE, FORCE, INTEGRATE, NEIGHBOUR_PROBE, ALL_PAIRS, COPY];
 
 /// Why a pass could not be built or bound.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -329,6 +329,8 @@ fn simulation(ui: &mut egui::Ui, c: &mut Controls, r: &Readout, actions: &mut Ve
         o.order = if morton { CellOrder::Morton } else { CellOrder::Linear };
     }
     ui.checkbox(&mut o.diagnostics, "grid diagnostics (max per cell, overflows)");
+    ui.checkbox(&mut o.deterministic, "deterministic (each cell ordered by id)")
+        .on_hover_text("the same bits on every run, at the cost of one pass");
     ui.horizontal(|ui| {
         ui.add(egui::DragValue::new(&mut o.capacity).range(limits::CAPACITY.range()).clamp_existing_to_range(false).speed(1.0));
         ui.label("cell capacity (particles)");
@@ -500,6 +502,7 @@ mod tests {
             reorder_interval,
             order: CellOrder::Morton,
             diagnostics: true,
+            deterministic: true,
             workgroup_size: 256,
             shader_checks: false,
         };
