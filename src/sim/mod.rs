@@ -466,7 +466,7 @@ impl Sim {
 
     /// Turns per-pass GPU timestamps on, with room for `steps` steps between reads.
     pub fn enable_profiling(&mut self, steps: u32) {
-        self.profiler = Some(Profiler::new(&self.device, &self.queue, steps * profiler::PASSES.len() as u32));
+        self.profiler = Some(Profiler::new(&self.device, &self.queue, steps * profiler::MAX_PASSES_PER_STEP));
     }
 
     /// Resolves the timestamps recorded so far into `encoder` (before it is submitted).
