@@ -193,14 +193,13 @@ fn ply_particles(path: &Path) -> Vec<([f32; 3], [f32; 3])> {
         .collect()
 }
 
-#[test]
-fn a_resumed_run_ends_where_an_uninterrupted_one_does() {
-    let dir = folder("resume");
-    let scene = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenes/small_drop.ron");
+/// Runs `scene` 200 steps in one go (into `dir/a`) and 100 + resume + 100 (into `dir/b`),
+/// probing every 50 and exporting PLY every 100 steps; returns the two run folders.
+fn uninterrupted_and_resumed(scene: &Path, dir: &Path) -> (PathBuf, PathBuf) {
     let run = |out: &Path, steps: &str, extra: &[&str]| {
         let o = rillet()
             .arg("run")
-            .arg(&scene)
+            .arg(scene)
             .args(["--steps", steps, "--every", "50", "--export", "ply", "--export-every", "100", "--quiet"])
             .args(extra)
             .arg("--out")
@@ -214,6 +213,14 @@ fn a_resumed_run_ends_where_an_uninterrupted_one_does() {
     run(&b, "100", &["--checkpoint-every", "100"]);
     let o = rillet().args(["run", "--quiet", "--steps", "200", "--resume"]).arg(&b).output().unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    (a, b)
+}
+
+#[test]
+fn a_resumed_run_ends_where_an_uninterrupted_one_does() {
+    let dir = folder("resume");
+    let scene = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenes/small_drop.ron");
+    let (a, b) = uninterrupted_and_resumed(&scene, &dir);
     let rows = |d: &Path| assert_csv_complete(&d.join("probes.csv")).iter().map(|r| r[0] as u64).collect::<Vec<_>>();
     assert_eq!(rows(&a), rows(&b), "the same probe rows, none twice");
     let frames = |d: &Path| {
@@ -240,23 +247,7 @@ fn a_resumed_run_ends_where_an_uninterrupted_one_does() {
 fn a_deterministic_resumed_run_ends_bit_for_bit_where_an_uninterrupted_one_does() {
     let dir = folder("resume-det");
     let scene = write_scene(&dir, &small_drop("", "deterministic: true"));
-    let run = |out: &Path, steps: &str, extra: &[&str]| {
-        let o = rillet()
-            .arg("run")
-            .arg(&scene)
-            .args(["--steps", steps, "--every", "50", "--export", "ply", "--export-every", "100", "--quiet"])
-            .args(extra)
-            .arg("--out")
-            .arg(out)
-            .output()
-            .unwrap();
-        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    };
-    let (a, b) = (dir.join("a"), dir.join("b"));
-    run(&a, "200", &[]);
-    run(&b, "100", &["--checkpoint-every", "100"]);
-    let o = rillet().args(["run", "--quiet", "--steps", "200", "--resume"]).arg(&b).output().unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let (a, b) = uninterrupted_and_resumed(&scene, &dir);
     let frame = |d: &Path| std::fs::read(d.join("particles/particles-00000200.ply")).unwrap();
     assert!(frame(&a) == frame(&b), "the frames of step 200 differ");
     let probes = |d: &Path| std::fs::read_to_string(d.join("probes.csv")).unwrap();
