@@ -203,6 +203,17 @@ impl Exporter {
         }
     }
 
+    /// Queues a frame if there is room, without waiting (the app's frame loop never waits for
+    /// the disk); false when the queue is full and the frame was not taken.
+    pub fn try_send(&mut self, frame: Frame) -> anyhow::Result<bool> {
+        let tx = self.tx.as_ref().context("the export was finished")?;
+        match tx.try_send(frame) {
+            Ok(()) => Ok(true),
+            Err(TrySendError::Full(_)) => Ok(false),
+            Err(TrySendError::Disconnected(_)) => Err(anyhow::anyhow!("the export writer stopped")),
+        }
+    }
+
     /// Waits for the frames in the queue to be written; returns what was written, or the
     /// writer's first error.
     pub fn finish(mut self) -> anyhow::Result<ExportStats> {

@@ -31,7 +31,8 @@ pub struct Recorder {
     next_step: u64,
     readback: Option<(Readback<Tag>, u32)>,
     exporter: Option<Exporter>,
-    /// Frames handed to the writer, and frames skipped because the staging buffers were busy.
+    /// Frames handed to the writer, and frames skipped because the staging buffers or the
+    /// writer's queue were full (the frame loop never waits for the disk).
     pub frames: u64,
     pub skipped: u64,
     pub error: Option<String>,
@@ -123,15 +124,19 @@ impl Recorder {
                     }
                 }
             }
-            if self.exporter.as_mut().expect("started above").send(frame).is_err() {
-                let e = self.exporter.take().map(|e| e.finish());
-                self.fail(match e {
-                    Some(Err(e)) => format!("{e:#}"),
-                    _ => "the export writer stopped".into(),
-                });
-                return;
+            match self.exporter.as_mut().expect("started above").try_send(frame) {
+                Ok(true) => self.frames += 1,
+                // the disk is behind: this frame is skipped rather than the window held up
+                Ok(false) => self.skipped += 1,
+                Err(_) => {
+                    let e = self.exporter.take().map(|e| e.finish());
+                    self.fail(match e {
+                        Some(Err(e)) => format!("{e:#}"),
+                        _ => "the export writer stopped".into(),
+                    });
+                    return;
+                }
             }
-            self.frames += 1;
         }
     }
 

@@ -381,7 +381,7 @@ fn view_settings(ui: &mut egui::Ui, state: &mut PanelState, view: &mut ViewSetti
         let state = if e.recording { format!("recording every {} steps", e.every) } else { "not recording".into() };
         ui.small(format!("particles to {}: {} frames, {state}", e.dir, e.frames));
         if e.skipped > 0 {
-            ui.small(format!("{} frames skipped (the staging buffers were busy)", e.skipped));
+            ui.small(format!("{} frames skipped (the copies or the disk were behind; the window never waits for them)", e.skipped));
         }
         if let Some(err) = e.error {
             ui.colored_label(egui::Color32::from_rgb(255, 110, 100), format!("export stopped: {err}"));
