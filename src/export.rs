@@ -166,9 +166,42 @@ pub struct ExportStats {
     pub waited_seconds: f64,
 }
 
+/// What the writer thread turns into files.
+pub enum Job {
+    Frame(Frame),
+    /// Particle buffers as copied from the GPU — `pos_mass`, `vel_rho` (16 B each) and `id`
+    /// (4 B) of `n` particles, one after the other — made into a frame on the writer thread, so
+    /// the caller (the app's frame loop) does no per-particle work.
+    Raw {
+        bytes: Vec<u8>,
+        n: usize,
+        step: u64,
+        time: f64,
+        rest_density: f32,
+        stiffness: f32,
+        boundary: bool,
+    },
+}
+
+impl Job {
+    fn frame(self) -> Frame {
+        match self {
+            Job::Frame(f) => f,
+            Job::Raw { bytes, n, step, time, rest_density, stiffness, boundary } => {
+                let p = Particles {
+                    pos_mass: bytemuck::pod_collect_to_vec(&bytes[..n * 16]),
+                    vel_rho: bytemuck::pod_collect_to_vec(&bytes[n * 16..n * 32]),
+                    id: bytemuck::pod_collect_to_vec(&bytes[n * 32..n * 36]),
+                };
+                Frame::new(&p, step, time, rest_density, stiffness, boundary)
+            }
+        }
+    }
+}
+
 /// The export of one run: a writer thread behind a bounded queue.
 pub struct Exporter {
-    tx: Option<SyncSender<Frame>>,
+    tx: Option<SyncSender<Job>>,
     writer: Option<JoinHandle<anyhow::Result<ExportStats>>>,
     waited: Duration,
 }
@@ -178,7 +211,7 @@ impl Exporter {
     /// resumed run continues its collection).
     pub fn start(dir: &Path, formats: &[Format], series: Vec<(f64, String)>) -> anyhow::Result<Self> {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        let (tx, rx) = std::sync::mpsc::sync_channel::<Frame>(QUEUE);
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Job>(QUEUE);
         let (dir, formats) = (dir.to_path_buf(), formats.to_vec());
         let writer = std::thread::Builder::new()
             .name("rillet-export".into())
@@ -190,26 +223,24 @@ impl Exporter {
     /// Queues a frame; waits while the queue is full (the time counts as waiting on the disk).
     /// An error means the writer stopped (its error comes from [`Exporter::finish`]).
     pub fn send(&mut self, frame: Frame) -> anyhow::Result<()> {
-        let tx = self.tx.as_ref().context("the export was finished")?;
-        match tx.try_send(frame) {
-            Ok(()) => Ok(()),
-            Err(TrySendError::Full(frame)) => {
+        match self.try_send(Job::Frame(frame))? {
+            None => Ok(()),
+            Some(job) => {
                 let t = Instant::now();
-                let sent = tx.send(frame);
+                let sent = self.tx.as_ref().context("the export was finished")?.send(job);
                 self.waited += t.elapsed();
                 sent.map_err(|_| anyhow::anyhow!("the export writer stopped"))
             }
-            Err(TrySendError::Disconnected(_)) => Err(anyhow::anyhow!("the export writer stopped")),
         }
     }
 
-    /// Queues a frame if there is room, without waiting (the app's frame loop never waits for
-    /// the disk); false when the queue is full and the frame was not taken.
-    pub fn try_send(&mut self, frame: Frame) -> anyhow::Result<bool> {
+    /// Queues a job if there is room, without waiting (the app's frame loop never waits for the
+    /// disk); gives the job back when the queue is full.
+    pub fn try_send(&mut self, job: Job) -> anyhow::Result<Option<Job>> {
         let tx = self.tx.as_ref().context("the export was finished")?;
-        match tx.try_send(frame) {
-            Ok(()) => Ok(true),
-            Err(TrySendError::Full(_)) => Ok(false),
+        match tx.try_send(job) {
+            Ok(()) => Ok(None),
+            Err(TrySendError::Full(job)) => Ok(Some(job)),
             Err(TrySendError::Disconnected(_)) => Err(anyhow::anyhow!("the export writer stopped")),
         }
     }
@@ -234,9 +265,10 @@ impl Drop for Exporter {
     }
 }
 
-fn write_frames(dir: &Path, formats: &[Format], mut series: Vec<(f64, String)>, rx: Receiver<Frame>) -> anyhow::Result<ExportStats> {
+fn write_frames(dir: &Path, formats: &[Format], mut series: Vec<(f64, String)>, rx: Receiver<Job>) -> anyhow::Result<ExportStats> {
     let mut stats = ExportStats::default();
-    for frame in rx {
+    for job in rx {
+        let frame = job.frame();
         let t = Instant::now();
         let stem = frame.stem();
         for format in formats {

@@ -8,7 +8,11 @@
 //! - `probes.csv`: one row per probe (header in the first line), written as the run goes;
 //! - `profile.csv`: the vertical profile (density and Tait pressure per layer of one spacing),
 //!   averaged over the probes of the last `--profile-fraction` of the run;
-//! - `run.json`: what ran (scene, resolution, dt, speed of sound, adapter, timing).
+//! - `run.json`: what ran (scene, resolution, dt, speed of sound, adapter, timing), written at
+//!   the start (outcome `running`) and at the end;
+//! - `particles/`: the exported frames (`--export`, [`crate::export`]);
+//! - `checkpoint.bin`: the state to resume from (`--checkpoint-every`, an interruption;
+//!   [`crate::checkpoint`]).
 
 use crate::checkpoint::Checkpoint;
 use crate::files::write_whole;
@@ -66,9 +70,9 @@ pub struct RunArgs {
     /// Keep OUT/checkpoint.bin current every this many steps (0 = only when interrupted).
     #[arg(long, default_value_t = 0)]
     pub checkpoint_every: u64,
-    /// Continue the run in this folder from its checkpoint.bin, with its scene and settings,
-    /// up to --steps (appending to probes.csv and the export series).
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["scene", "out", "every", "gauges", "velocities", "export", "export_every", "export_boundary"])]
+    /// Continue the run in this folder from its checkpoint.bin, with its scene (the file it was
+    /// run with) and settings, up to --steps (appending to probes.csv and the export series).
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["scene", "out", "every", "gauges", "velocities", "export", "export_every", "export_boundary", "checkpoint_every", "profile_fraction"])]
     pub resume: Option<PathBuf>,
 }
 
@@ -131,7 +135,11 @@ pub fn auto_every(steps: u64) -> u64 {
 /// What ran: written as run.json.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RunMeta {
+    /// The scene as given on the command line.
     pub scene: String,
+    /// The scene's absolute path (what `--resume` reads).
+    #[serde(default)]
+    pub scene_file: String,
     pub name: String,
     pub adapter: String,
     pub rillet_version: String,
@@ -155,6 +163,9 @@ pub struct RunMeta {
     pub gauges: Vec<f32>,
     pub steps: u64,
     pub every: u64,
+    /// Fraction of the run at its end over which profile.csv is averaged.
+    #[serde(default = "default_profile_fraction")]
+    pub profile_fraction: f64,
     pub profile_snapshots: u32,
     /// Mean free-surface height above the floor over the profile snapshots (m; see
     /// [`probe::surface_height`]).
@@ -199,6 +210,13 @@ pub struct ExportMeta {
 fn completed() -> String {
     COMPLETED.to_string()
 }
+
+fn default_profile_fraction() -> f64 {
+    0.1
+}
+
+/// [`RunMeta::outcome`] while the run goes on (and of a run that died without a word).
+pub const RUNNING: &str = "running";
 
 /// The folder of the exported frames inside a run folder.
 pub const EXPORT_FOLDER: &str = "particles";
@@ -291,8 +309,12 @@ fn resume_from(dir: &Path, steps: Option<u64>, quiet: bool) -> anyhow::Result<(S
     let text = std::fs::read_to_string(&meta_path)
         .with_context(|| format!("cannot read {} (is {} a run folder?)", meta_path.display(), dir.display()))?;
     let meta: RunMeta = serde_json::from_str(&text).with_context(|| format!("{}: not a run.json of this program", meta_path.display()))?;
-    let scene = Scene::load(Path::new(&meta.scene))?;
+    let scene_path = if meta.scene_file.is_empty() { meta.scene.clone() } else { meta.scene_file.clone() };
+    let scene = Scene::load(Path::new(&scene_path))?;
     let checkpoint = Checkpoint::load(&dir.join(crate::checkpoint::FILE))?;
+    if meta.outcome != COMPLETED && meta.outcome != RUNNING && !meta.outcome.starts_with("interrupted") {
+        eprintln!("note: the run ended with: {}; resuming from its last checkpoint, at step {}", meta.outcome, checkpoint.step);
+    }
     if checkpoint.scene_hash != scene_hash(&scene) {
         return Err(crate::checkpoint::CheckpointError::OtherScene {
             file: dir.join(crate::checkpoint::FILE).display().to_string(),
@@ -312,7 +334,7 @@ fn resume_from(dir: &Path, steps: Option<u64>, quiet: bool) -> anyhow::Result<(S
         every: meta.every,
         gauges: meta.gauges.clone(),
         velocities: meta.velocities.clone(),
-        profile_fraction: 0.1,
+        profile_fraction: meta.profile_fraction,
         progress: !quiet,
         export: meta.export.as_ref().map_or_else(Vec::new, |e| e.formats.clone()),
         export_every: meta.export.as_ref().map_or(1, |e| e.every),
@@ -440,11 +462,18 @@ pub fn run_scene(
             std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
             let path = dir.join("probes.csv");
             let mut kept = vec![ProbeRow::header(&setup.gauges)];
+            if resumed.is_none() {
+                // a checkpoint of an earlier run in this folder must not be resumed with this one's files
+                let old = dir.join(crate::checkpoint::FILE);
+                if old.exists() {
+                    std::fs::remove_file(&old).with_context(|| format!("cannot remove {}", old.display()))?;
+                }
+            }
             if let Some(from) = resumed {
                 let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
                 for line in text.lines().skip(1) {
-                    let row =
-                        ProbeRow::parse(line, setup.gauges.len()).with_context(|| format!("{}: a bad line: {line}", path.display()))?;
+                    // a line cut short by a crash can only come after the checkpoint's rows
+                    let Some(row) = ProbeRow::parse(line, setup.gauges.len()) else { break };
                     if row.step <= from {
                         kept.push(line.to_string());
                         rows.push(row);
@@ -492,8 +521,52 @@ pub fn run_scene(
     let mut health = Health::new(params.n_fluid, params.sound_speed);
     let mut stopped: Option<Stopped> = None;
     let out_name = out.map_or_else(|| "no folder".to_string(), |d| d.display().to_string());
+    // run.json from the start (outcome "running"): a run that dies still has what resume needs
+    let meta_at_start = RunMeta {
+        scene: scene_label.to_string(),
+        scene_file: std::fs::canonicalize(scene_label).map(|p| p.display().to_string()).unwrap_or_default(),
+        name: scene.name.clone(),
+        adapter: gpu.describe(),
+        rillet_version: env!("CARGO_PKG_VERSION").to_string(),
+        date: utc_date(),
+        fluid_particles: state.n_fluid,
+        boundary_particles: state.n_boundary(),
+        spacing: scene.physics.spacing,
+        h: params.h,
+        dt: params.dt,
+        sound_speed: params.sound_speed,
+        stiffness: params.stiffness,
+        rest_density: params.rest_density,
+        viscosity: params.viscosity,
+        wall_viscosity: params.wall_viscosity,
+        gravity: params.gravity,
+        domain_min: params.domain_min,
+        domain_max: params.domain_max,
+        fluid_blocks: scene.fluid.iter().map(|b| (b.min, b.max)).collect(),
+        velocities: cfg.velocities.clone(),
+        gauges: cfg.gauges.clone(),
+        steps: cfg.steps,
+        every,
+        profile_fraction: cfg.profile_fraction,
+        profile_snapshots: 0,
+        surface_height: 0.0,
+        wall_seconds: 0.0,
+        ms_per_step: 0.0,
+        outcome: RUNNING.to_string(),
+        steps_done: resumed.unwrap_or(0),
+        warnings: vec![],
+        export: None,
+        checkpoint_every: cfg.checkpoint_every,
+        resumed_from: resumed,
+    };
+    if let Some(dir) = out {
+        write_whole(&dir.join("run.json"), serde_json::to_string_pretty(&meta_at_start)?.as_bytes())?;
+    }
     let t0 = Instant::now();
     let mut step = resumed.unwrap_or(0);
+    // the last step whose rows, frames and checkpoint are written (a second pass at the same
+    // step — a signal that came after the check — writes nothing twice)
+    let mut done = resumed;
     let mut exporter = match (out, cfg.export.is_empty()) {
         (Some(dir), false) => Some(crate::export::Exporter::start(&dir.join(EXPORT_FOLDER), &cfg.export, series)?),
         _ => None,
@@ -505,7 +578,7 @@ pub fn run_scene(
         let time = step as f64 * dt;
         let interrupted = stop_requested();
         // a resumed run has its first step's rows and frames already
-        let fresh = resumed != Some(step);
+        let fresh = done != Some(step);
         if let Some(e) = exporter.as_mut()
             && fresh
             && (step.is_multiple_of(export_every) || step == cfg.steps || interrupted)
@@ -549,13 +622,17 @@ pub fn run_scene(
                 None => {}
             }
         }
-        let checkpoint_due = cfg.checkpoint_every > 0 && step.is_multiple_of(cfg.checkpoint_every) && fresh;
+        // never a checkpoint of a state that blew up: the last good one stays
+        let checkpoint_due = cfg.checkpoint_every > 0 && step.is_multiple_of(cfg.checkpoint_every);
         if let Some(dir) = out
-            && (checkpoint_due || (interrupted && stopped.is_none()))
+            && stopped.is_none()
+            && ((fresh && checkpoint_due) || interrupted)
         {
-            Checkpoint::new(&p, hash, step, time, params.n_fluid, guards.wall_clamps, guards.non_finite)
-                .save(&dir.join(crate::checkpoint::FILE))?;
+            // the guard counters up to this very step (the last probe row may be older)
+            let (clamps, non_finite) = guards.peek(&sim.read_diagnostics());
+            Checkpoint::new(&p, hash, step, time, params.n_fluid, clamps, non_finite).save(&dir.join(crate::checkpoint::FILE))?;
         }
+        done = Some(step);
         if stopped.is_none() && interrupted {
             stopped = Some(Stopped::Interrupted { step, out: out_name.clone(), code: crate::signals::exit_code() });
         }
@@ -591,39 +668,15 @@ pub fn run_scene(
     bar.finish();
     let wall = t0.elapsed().as_secs_f64();
     let meta = RunMeta {
-        scene: scene_label.to_string(),
-        name: scene.name.clone(),
-        adapter: gpu.describe(),
-        rillet_version: env!("CARGO_PKG_VERSION").to_string(),
-        date: utc_date(),
-        fluid_particles: state.n_fluid,
-        boundary_particles: state.n_boundary(),
-        spacing: scene.physics.spacing,
-        h: params.h,
-        dt: params.dt,
-        sound_speed: params.sound_speed,
-        stiffness: params.stiffness,
-        rest_density: params.rest_density,
-        viscosity: params.viscosity,
-        wall_viscosity: params.wall_viscosity,
-        gravity: params.gravity,
-        domain_min: params.domain_min,
-        domain_max: params.domain_max,
-        fluid_blocks: scene.fluid.iter().map(|b| (b.min, b.max)).collect(),
-        velocities: cfg.velocities.clone(),
-        gauges: cfg.gauges.clone(),
-        steps: cfg.steps,
-        every,
         profile_snapshots: profile.snapshots,
         surface_height: profile.surface(),
         wall_seconds: wall,
-        ms_per_step: wall * 1e3 / step.max(1) as f64,
+        ms_per_step: wall * 1e3 / (step - resumed.unwrap_or(0)).max(1) as f64,
         outcome: stopped.as_ref().map_or_else(completed, |s| s.to_string()),
         steps_done: step,
         warnings,
         export,
-        checkpoint_every: cfg.checkpoint_every,
-        resumed_from: resumed,
+        ..meta_at_start
     };
     let result = RunResult { meta, rows, profile: profile.bins(), stopped };
     if let Some(dir) = out {

@@ -53,6 +53,13 @@ impl GuardTotals {
         Self { last: Some((0, 0)), last_step: step, wall_clamps, non_finite }
     }
 
+    /// The totals with a read of the counters included, without taking it (a checkpoint's
+    /// figures between two probes).
+    pub fn peek(&self, d: &Diagnostics) -> (u64, u64) {
+        let (c0, n0) = self.last.unwrap_or((0, 0));
+        (self.wall_clamps + d.wall_clamps.wrapping_sub(c0) as u64, self.non_finite + d.non_finite.wrapping_sub(n0) as u64)
+    }
+
     /// Takes a read of the counters made after `step` steps. Reads must come less than 2^32
     /// events apart (a read every 4 000 steps at 1M particles clamped every step).
     pub fn update(&mut self, d: &Diagnostics, step: u64) -> GuardDelta {

@@ -64,6 +64,7 @@ pub struct RenderReport {
     pub adapter: String,
     pub width: u32,
     pub height: u32,
+    /// Frames rendered (fewer than asked for when a signal stopped the run).
     pub frames: u64,
     pub substeps: u32,
     pub fluid_particles: u32,
@@ -137,7 +138,11 @@ pub fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -> anyho
         Ok(())
     });
     let t0 = Instant::now();
-    for frame in 1..=args.frames {
+    let mut frames = 0;
+    'frames: for frame in 1..=args.frames {
+        if crate::signals::stop_requested() {
+            break;
+        }
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("render.offscreen") });
         sim.record_steps(&mut encoder, args.substeps);
         let uniforms = settings.uniforms(sim.params(), viewport.aspect());
@@ -167,9 +172,11 @@ pub fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -> anyho
         for (frame, bytes) in pixels.take_ready() {
             let path = frame_path(&args.out, frame);
             if tx.send((path, bytes)).is_err() {
-                break;
+                // the writer stopped on an error: its message follows below
+                break 'frames;
             }
         }
+        frames = frame;
     }
     drop(tx);
     writer.join().map_err(|_| anyhow::anyhow!("the PNG writer panicked"))?.map_err(anyhow::Error::msg)?;
@@ -178,7 +185,7 @@ pub fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -> anyho
         adapter: gpu.describe(),
         width,
         height,
-        frames: args.frames,
+        frames,
         substeps: args.substeps,
         fluid_particles: state.n_fluid,
         boundary_particles: state.n_boundary(),

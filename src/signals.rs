@@ -10,6 +10,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 struct Flags {
     int: Arc<AtomicBool>,
     term: Arc<AtomicBool>,
+    /// Either signal: a second one of any kind ends the process at once.
+    any: Arc<AtomicBool>,
 }
 
 static FLAGS: OnceLock<Flags> = OnceLock::new();
@@ -17,11 +19,14 @@ static FLAGS: OnceLock<Flags> = OnceLock::new();
 /// Turns SIGINT and SIGTERM into [`stop_requested`] (once per process).
 pub fn stop_on_signals() {
     FLAGS.get_or_init(|| {
-        let flags = Flags { int: Arc::new(AtomicBool::new(false)), term: Arc::new(AtomicBool::new(false)) };
+        let flags =
+            Flags { int: Arc::new(AtomicBool::new(false)), term: Arc::new(AtomicBool::new(false)), any: Arc::new(AtomicBool::new(false)) };
         for (signal, flag) in [(signal_hook::consts::SIGINT, &flags.int), (signal_hook::consts::SIGTERM, &flags.term)] {
-            // a second signal, while the first is being honoured, ends the process at once
-            let registered = signal_hook::flag::register_conditional_shutdown(signal, 1, Arc::clone(flag))
-                .and_then(|_| signal_hook::flag::register(signal, Arc::clone(flag)));
+            // a second signal, while the first is being honoured, ends the process at once (128 +
+            // the signal's number, as if it had not been caught)
+            let registered = signal_hook::flag::register_conditional_shutdown(signal, 128 + signal, Arc::clone(&flags.any))
+                .and_then(|_| signal_hook::flag::register(signal, Arc::clone(flag)))
+                .and_then(|_| signal_hook::flag::register(signal, Arc::clone(&flags.any)));
             if let Err(e) = registered {
                 log::warn!("cannot catch signal {signal}: {e}");
             }

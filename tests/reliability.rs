@@ -179,6 +179,43 @@ fn an_interrupted_run_writes_its_files_and_resumes_to_the_same_end() {
     assert_eq!(run_json(&out)["resumed_from"].as_u64(), Some(stopped_at));
 }
 
+/// A run killed outright (SIGKILL: nothing is written at the end) resumes from its last
+/// checkpoint: run.json is there from the start.
+#[test]
+fn a_killed_run_resumes_from_its_last_checkpoint() {
+    let dir = folder("killed");
+    let out = dir.join("out");
+    let scene = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenes/small_drop.ron");
+    let mut child = rillet()
+        .arg("run")
+        .arg(&scene)
+        .args(["--steps", "1000000", "--every", "10", "--checkpoint-every", "20", "--quiet", "--out"])
+        .arg(&out)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while !out.join("checkpoint.bin").is_file() {
+        assert!(t.elapsed() < Duration::from_secs(120), "no checkpoint after two minutes");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(run_json(&out)["outcome"], "running", "run.json as written at the start");
+    let b = std::fs::read(out.join("checkpoint.bin")).unwrap();
+    let at = u64::from_le_bytes(b[24..32].try_into().unwrap());
+    let end = (at / 10 + 2) * 10;
+    let o = rillet().args(["run", "--quiet", "--steps", &end.to_string(), "--resume"]).arg(&out).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let steps: Vec<u64> = assert_csv_complete(&out.join("probes.csv")).iter().map(|r| r[0] as u64).collect();
+    assert!(steps.windows(2).all(|w| w[0] < w[1]) && *steps.last().unwrap() == end, "{steps:?}");
+    assert_eq!(run_json(&out)["resumed_from"].as_u64(), Some(at));
+    // a fresh run in the same folder drops the old checkpoint
+    let o = rillet().arg("run").arg(&scene).args(["--steps", "5", "--quiet", "--out"]).arg(&out).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!out.join("checkpoint.bin").exists(), "a stale checkpoint of the earlier run was left");
+}
+
 /// Particles of a binary PLY frame (our writer; read back here by field offsets, checked against
 /// ply-rs in tests/export.rs): (position, velocity) by id.
 fn ply_particles(path: &Path) -> Vec<([f32; 3], [f32; 3])> {

@@ -3,9 +3,9 @@
 //! handed to the same writer as `rillet run --export` ([`crate::export`]), which writes them on
 //! its own thread.
 
-use crate::export::{ExportStats, Exporter, Format, Frame};
+use crate::export::{ExportStats, Exporter, Format, Job};
+use crate::sim::Sim;
 use crate::sim::readback::Readback;
-use crate::sim::{Particles, Sim};
 use std::path::PathBuf;
 
 /// What a readback of the particle buffers carries.
@@ -108,13 +108,6 @@ impl Recorder {
     pub fn poll(&mut self) {
         let Some((readback, _)) = &mut self.readback else { return };
         for (tag, bytes) in readback.take_ready() {
-            let n = tag.n as usize;
-            let p = Particles {
-                pos_mass: bytemuck::pod_collect_to_vec(&bytes[..n * 16]),
-                vel_rho: bytemuck::pod_collect_to_vec(&bytes[n * 16..n * 32]),
-                id: bytemuck::pod_collect_to_vec(&bytes[n * 32..n * 36]),
-            };
-            let frame = Frame::new(&p, tag.step, tag.time, tag.rest_density, tag.stiffness, self.boundary);
             if self.exporter.is_none() {
                 match Exporter::start(&self.dir, &self.formats, vec![]) {
                     Ok(e) => self.exporter = Some(e),
@@ -124,10 +117,19 @@ impl Recorder {
                     }
                 }
             }
-            match self.exporter.as_mut().expect("started above").try_send(frame) {
-                Ok(true) => self.frames += 1,
+            let job = Job::Raw {
+                bytes,
+                n: tag.n as usize,
+                step: tag.step,
+                time: tag.time,
+                rest_density: tag.rest_density,
+                stiffness: tag.stiffness,
+                boundary: self.boundary,
+            };
+            match self.exporter.as_mut().expect("started above").try_send(job) {
+                Ok(None) => self.frames += 1,
                 // the disk is behind: this frame is skipped rather than the window held up
-                Ok(false) => self.skipped += 1,
+                Ok(Some(_)) => self.skipped += 1,
                 Err(_) => {
                     let e = self.exporter.take().map(|e| e.finish());
                     self.fail(match e {
@@ -137,6 +139,18 @@ impl Recorder {
                     return;
                 }
             }
+        }
+    }
+
+    /// The simulation started again (reset, reload): the frames written so far are a series of
+    /// their own; a new one starts (a recording goes on from step 0).
+    pub fn restarted(&mut self) {
+        self.readback = None;
+        self.next_step = 0;
+        if let Some(e) = self.exporter.take()
+            && let Err(e) = e.finish()
+        {
+            self.fail(format!("{e:#}"));
         }
     }
 

@@ -145,6 +145,7 @@ impl Viewer {
     fn restarted(&mut self) {
         let sim = self.session.driver.sim();
         self.automation.restarted(sim.n_particles(), sim.n_fluid());
+        self.recorder.restarted();
     }
 
     /// Applies the panel's actions of this frame, before the frame `next` is recorded.
