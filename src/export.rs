@@ -79,22 +79,41 @@ impl Frame {
     }
 }
 
-/// The frame as a VTK XML unstructured grid (one vertex cell per particle), inline binary.
+/// The frame as a VTK XML unstructured grid (one vertex cell per particle), inline binary
+/// (base64; the arrays are encoded on threads of their own).
 pub fn vtu(f: &Frame) -> Vec<u8> {
-    fn array<T: bytemuck::Pod>(kind: &str, name: Option<&str>, components: usize, data: &[T]) -> String {
-        let bytes: &[u8] = bytemuck::cast_slice(data);
+    fn encode(bytes: &[u8]) -> String {
         let mut block = (bytes.len() as u64).to_le_bytes().to_vec();
         block.extend_from_slice(bytes);
-        let name = name.map(|n| format!(" Name=\"{n}\"")).unwrap_or_default();
-        format!(
-            "        <DataArray type=\"{kind}\"{name} NumberOfComponents=\"{components}\" format=\"binary\">{}</DataArray>\n",
-            base64::engine::general_purpose::STANDARD.encode(block)
-        )
+        base64::engine::general_purpose::STANDARD.encode(block)
     }
     let n = f.len();
     let cells: Vec<i64> = (0..n as i64).collect();
     let offsets: Vec<i64> = (1..=n as i64).collect();
     let types = vec![1u8; n]; // VTK_VERTEX
+    // (type, name, components, bytes), in the order the file lists them
+    let arrays: [(&str, &str, usize, &[u8]); 9] = [
+        ("Float32", "velocity", 3, bytemuck::cast_slice(&f.velocity)),
+        ("Float32", "density", 1, bytemuck::cast_slice(&f.density)),
+        ("Float32", "pressure", 1, bytemuck::cast_slice(&f.pressure)),
+        ("UInt32", "id", 1, bytemuck::cast_slice(&f.id)),
+        ("UInt8", "kind", 1, &f.kind),
+        ("Float32", "position", 3, bytemuck::cast_slice(&f.position)),
+        ("Int64", "connectivity", 1, bytemuck::cast_slice(&cells)),
+        ("Int64", "offsets", 1, bytemuck::cast_slice(&offsets)),
+        ("UInt8", "types", 1, &types),
+    ];
+    let encoded: Vec<String> = std::thread::scope(|scope| {
+        let jobs: Vec<_> = arrays.iter().map(|a| scope.spawn(move || encode(a.3))).collect();
+        jobs.into_iter().map(|j| j.join().expect("base64 encoding does not panic")).collect()
+    });
+    let xml = |k: usize| {
+        let (kind, name, components, _) = arrays[k];
+        format!(
+            "        <DataArray type=\"{kind}\" Name=\"{name}\" NumberOfComponents=\"{components}\" format=\"binary\">{}</DataArray>\n",
+            encoded[k]
+        )
+    };
     let mut s = String::new();
     s.push_str("<?xml version=\"1.0\"?>\n");
     s.push_str(&format!("<!-- rillet: step {} time {} -->\n", f.step, f.time));
@@ -102,17 +121,11 @@ pub fn vtu(f: &Frame) -> Vec<u8> {
     s.push_str("  <UnstructuredGrid>\n");
     s.push_str(&format!("    <Piece NumberOfPoints=\"{n}\" NumberOfCells=\"{n}\">\n"));
     s.push_str("      <PointData Scalars=\"density\" Vectors=\"velocity\">\n");
-    s.push_str(&array("Float32", Some("velocity"), 3, &f.velocity));
-    s.push_str(&array("Float32", Some("density"), 1, &f.density));
-    s.push_str(&array("Float32", Some("pressure"), 1, &f.pressure));
-    s.push_str(&array("UInt32", Some("id"), 1, &f.id));
-    s.push_str(&array("UInt8", Some("kind"), 1, &f.kind));
+    (0..5).for_each(|k| s.push_str(&xml(k)));
     s.push_str("      </PointData>\n      <Points>\n");
-    s.push_str(&array("Float32", Some("position"), 3, &f.position));
+    s.push_str(&xml(5));
     s.push_str("      </Points>\n      <Cells>\n");
-    s.push_str(&array("Int64", Some("connectivity"), 1, &cells));
-    s.push_str(&array("Int64", Some("offsets"), 1, &offsets));
-    s.push_str(&array("UInt8", Some("types"), 1, &types));
+    (6..9).for_each(|k| s.push_str(&xml(k)));
     s.push_str("      </Cells>\n    </Piece>\n  </UnstructuredGrid>\n</VTKFile>\n");
     s.into_bytes()
 }
