@@ -28,7 +28,8 @@ struct FrameUniforms {
     show_boundary: u32,
     // entries used in `colormap`
     colormap_len: u32,
-    _pad0: u32,
+    // 1: draw fluid particles, 0: hide them (the surface view draws the walls alone)
+    show_fluid: u32,
     _pad1: u32,
     // colour of the domain box lines (linear RGB, alpha unused)
     box_color: vec4<f32>,

@@ -52,7 +52,7 @@ fn vs_sprite(@builtin(vertex_index) vi: u32, @location(0) pos_mass: vec4<f32>, @
     let c = (frame.view * vec4<f32>(pos_mass.xyz, 1.0)).xyz;
     let r = frame.radius;
     let d = length(c);
-    if (boundary && frame.show_boundary == 0u) || d <= r * 1.01 || d != d {
+    if (boundary && frame.show_boundary == 0u) || (!boundary && frame.show_fluid == 0u) || d <= r * 1.01 || d != d {
         out.clip = vec4<f32>(2.0, 2.0, 2.0, 1.0);
         return out;
     }

@@ -1,12 +1,13 @@
 //! `rillet render`: a scene run and drawn with the app's renderer into a texture — no window, no
 //! display — one PNG per frame (`DIR/frame-NNNNN.png`), for animations and for measuring the
 //! renderer. The camera frames the domain as the app does when it opens, turned and moved by
-//! `--yaw`, `--pitch` and `--zoom`. The render pass is
-//! timed with GPU timestamps where the adapter has them; `DIR/render.json` keeps the figures.
+//! `--yaw`, `--pitch` and `--zoom`, in either view (`--view spheres|surface`). Each render pass
+//! is timed with GPU timestamps where the adapter has them; `DIR/render.json` keeps the figures.
 
 use crate::gpu::Gpu;
 use crate::render::image::{self, Pixels};
-use crate::render::{Renderer, ViewSettings, Viewport};
+use crate::render::surface::Environment;
+use crate::render::{Renderer, Timing, View, ViewSettings, Viewport};
 use crate::scene::Scene;
 use crate::scene::limits;
 use crate::scene::setup;
@@ -15,14 +16,6 @@ use crate::sim::readback::Readback;
 use anyhow::Context as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-
-/// What is drawn.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
-#[value(rename_all = "lower")]
-pub enum View {
-    /// Every fluid particle as a shaded sphere (the app's view).
-    Spheres,
-}
 
 #[derive(clap::Args, Debug)]
 pub struct RenderArgs {
@@ -40,9 +33,18 @@ pub struct RenderArgs {
     /// Simulation steps per frame.
     #[arg(long, default_value_t = 4, value_parser = |s: &str| limits::parse_within(s, &limits::SUBSTEPS))]
     pub substeps: u32,
-    /// What to draw.
+    /// How to draw the fluid: spheres (coloured by speed) or surface (water).
     #[arg(long, value_enum, default_value = "spheres")]
     pub view: View,
+    /// What the water reflects and is seen against (surface view).
+    #[arg(long, value_enum, default_value = "sky")]
+    pub environment: Environment,
+    /// Draw without the domain box.
+    #[arg(long)]
+    pub no_box: bool,
+    /// Draw the walls' particles too.
+    #[arg(long)]
+    pub walls: bool,
     /// Render and time the frames without writing PNGs (for measuring).
     #[arg(long)]
     pub no_images: bool,
@@ -67,13 +69,23 @@ pub struct RenderReport {
     /// Frames rendered (fewer than asked for when a signal stopped the run).
     pub frames: u64,
     pub substeps: u32,
+    pub view: View,
     pub fluid_particles: u32,
     pub boundary_particles: u32,
-    /// Mean GPU milliseconds of the render pass per frame (None without timestamp queries).
+    /// Mean GPU milliseconds per frame of all render passes (None without timestamp queries).
     pub render_ms_per_frame: Option<f64>,
+    /// Mean GPU milliseconds per frame of each render pass of the view, by label.
+    pub passes: Vec<PassTime>,
     /// Wall seconds of the whole run (steps, drawing, readback; PNG encoding overlapped).
     pub wall_seconds: f64,
     pub images: bool,
+}
+
+/// One render pass's mean GPU time per frame.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct PassTime {
+    pub pass: String,
+    pub ms_per_frame: f64,
 }
 
 /// The colour target's format: sRGB, as the app's swapchain.
@@ -84,13 +96,19 @@ pub fn run(args: RenderArgs) -> anyhow::Result<()> {
     let gpu = Gpu::headless()?;
     let r = render(&gpu, &scene, &args.scene.display().to_string(), &args)?;
     eprintln!(
-        "{}: {} frames of {}x{} ({} steps each), render pass {} per frame, {:.1} s",
+        "{}: {} frames of {}x{} ({} view, {} steps each), render {} per frame{}, {:.1} s",
         args.out.display(),
         r.frames,
         r.width,
         r.height,
+        r.view.name(),
         r.substeps,
         r.render_ms_per_frame.map_or("n/a (no timestamp queries)".to_string(), |ms| format!("{ms:.3} ms")),
+        if r.passes.len() > 1 {
+            format!(" ({})", r.passes.iter().map(|p| format!("{} {:.3} ms", p.pass, p.ms_per_frame)).collect::<Vec<_>>().join(", "))
+        } else {
+            String::new()
+        },
         r.wall_seconds
     );
     Ok(())
@@ -115,6 +133,10 @@ pub fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -> anyho
     if let Some(zoom) = args.zoom {
         settings.camera.distance *= zoom;
     }
+    settings.view = args.view;
+    settings.surface.environment = args.environment;
+    settings.show_box = !args.no_box;
+    settings.show_boundary = args.walls;
     let target = device.create_texture(&wgpu::TextureDescriptor {
         label: Some("render.offscreen"),
         size: wgpu::Extent3d { width, height, depth_or_array_layers: 1 },
@@ -128,7 +150,8 @@ pub fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -> anyho
     let view = target.create_view(&wgpu::TextureViewDescriptor::default());
     let padded_row = image::padded_row(width);
     let mut pixels = Readback::<u64>::new(device, "render.offscreen.pixels", padded_row as u64 * height as u64, 1);
-    let timer = gpu.has_timestamps().then(|| Timer::new(gpu));
+    let passes = args.view.passes();
+    let timer = gpu.has_timestamps().then(|| Timer::new(gpu, passes.len()));
     let mut times = Vec::new();
     let (tx, rx) = std::sync::mpsc::sync_channel::<(PathBuf, Vec<u8>)>(2);
     let writer = std::thread::spawn(move || -> Result<(), String> {
@@ -145,10 +168,9 @@ pub fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -> anyho
         }
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("render.offscreen") });
         sim.record_steps(&mut encoder, args.substeps);
-        let uniforms = settings.uniforms(sim.params(), viewport.aspect());
         let draw = Some((sim.current(), sim.n_particles()));
-        let writes = timer.as_ref().map(|t| t.writes());
-        renderer.record(device, &gpu.queue, &mut encoder, &view, [width, height], viewport, &uniforms, draw, settings.show_box, writes);
+        let timing = timer.as_ref().map_or(Timing::Off, |t| Timing::Passes { set: &t.queries, base: 0 });
+        renderer.record(device, &gpu.queue, &mut encoder, &view, [width, height], viewport, &settings, sim.params(), draw, timing);
         if let Some(t) = &timer {
             t.resolve(&mut encoder);
         }
@@ -180,6 +202,11 @@ pub fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -> anyho
     }
     drop(tx);
     writer.join().map_err(|_| anyhow::anyhow!("the PNG writer panicked"))?.map_err(anyhow::Error::msg)?;
+    // the first frames warm up (pipelines, caches): the means of the second half
+    let tail = &times[times.len() / 2..];
+    let mean = |k: usize| tail.iter().map(|t: &Vec<f64>| t[k]).sum::<f64>() / tail.len() as f64;
+    let pass_times: Vec<PassTime> =
+        if tail.is_empty() { Vec::new() } else { passes.iter().enumerate().map(|(k, p)| PassTime { pass: p.to_string(), ms_per_frame: mean(k) }).collect() };
     let report = RenderReport {
         scene: label.to_string(),
         adapter: gpu.describe(),
@@ -187,13 +214,11 @@ pub fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -> anyho
         height,
         frames,
         substeps: args.substeps,
+        view: args.view,
         fluid_particles: state.n_fluid,
         boundary_particles: state.n_boundary(),
-        // the first frames warm up (pipelines, caches): the mean of the second half
-        render_ms_per_frame: (!times.is_empty()).then(|| {
-            let tail = &times[times.len() / 2..];
-            tail.iter().sum::<f64>() / tail.len() as f64
-        }),
+        render_ms_per_frame: (!pass_times.is_empty()).then(|| pass_times.iter().map(|p| p.ms_per_frame).sum()),
+        passes: pass_times,
         wall_seconds: t0.elapsed().as_secs_f64(),
         images: !args.no_images,
     };
@@ -201,54 +226,100 @@ pub fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -> anyho
     Ok(report)
 }
 
-/// Timestamps around the render pass of one frame, read back after the frame (this command
+/// Timestamps around each render pass of one frame, read back after the frame (this command
 /// waits for every frame anyway).
 struct Timer {
     queries: wgpu::QuerySet,
     resolve: wgpu::Buffer,
+    passes: u32,
     period_ns: f32,
 }
 
 impl Timer {
-    fn new(gpu: &Gpu) -> Self {
+    fn new(gpu: &Gpu, passes: usize) -> Self {
         let d = &gpu.device;
+        let passes = passes as u32;
         Self {
             queries: d.create_query_set(&wgpu::QuerySetDescriptor {
                 label: Some("render.offscreen.time"),
                 ty: wgpu::QueryType::Timestamp,
-                count: 2,
+                count: 2 * passes,
             }),
             resolve: d.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("render.offscreen.time"),
-                size: 16,
+                size: 16 * passes as u64,
                 usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
                 mapped_at_creation: false,
             }),
+            passes,
             period_ns: gpu.queue.get_timestamp_period(),
         }
     }
 
-    fn writes(&self) -> wgpu::RenderPassTimestampWrites<'_> {
-        wgpu::RenderPassTimestampWrites {
-            query_set: &self.queries,
-            beginning_of_pass_write_index: Some(0),
-            end_of_pass_write_index: Some(1),
-        }
-    }
-
     fn resolve(&self, encoder: &mut wgpu::CommandEncoder) {
-        encoder.resolve_query_set(&self.queries, 0..2, &self.resolve, 0);
+        encoder.resolve_query_set(&self.queries, 0..2 * self.passes, &self.resolve, 0);
     }
 
-    /// The last frame's render pass in milliseconds.
-    fn read(&self, gpu: &Gpu) -> f64 {
-        let bytes = crate::sim::buffers::read_bytes(&gpu.device, &gpu.queue, &self.resolve, 0, 16);
+    /// The last frame's render passes in milliseconds.
+    fn read(&self, gpu: &Gpu) -> Vec<f64> {
+        let bytes = crate::sim::buffers::read_bytes(&gpu.device, &gpu.queue, &self.resolve, 0, 16 * self.passes as u64);
         let t = |k: usize| u64::from_le_bytes(bytes[8 * k..8 * k + 8].try_into().expect("8 bytes"));
-        t(1).saturating_sub(t(0)) as f64 * self.period_ns as f64 * 1e-6
+        (0..self.passes as usize).map(|k| t(2 * k + 1).saturating_sub(t(2 * k)) as f64 * self.period_ns as f64 * 1e-6).collect()
     }
 }
 
 /// The PNG of frame `frame` (1-based) in `dir`.
 pub fn frame_path(dir: &Path, frame: u64) -> PathBuf {
     dir.join(format!("frame-{frame:05}.png"))
+}
+
+/// One frame of `settings`' view drawn into a new texture of `size` and read back at once:
+/// tightly packed sRGB RGBA rows, top row first. For tests and single images (it makes its
+/// texture and buffers each call; [`render`] keeps them).
+pub fn draw_frame(
+    gpu: &Gpu,
+    renderer: &mut Renderer,
+    settings: &ViewSettings,
+    params: &crate::sim::params::SimParams,
+    draw: Option<(&crate::sim::buffers::ParticleSet, u32)>,
+    size: (u32, u32),
+) -> Vec<u8> {
+    let (width, height) = size;
+    let device = &gpu.device;
+    let target = device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("render.frame"),
+        size: wgpu::Extent3d { width, height, depth_or_array_layers: 1 },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: FORMAT,
+        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+        view_formats: &[],
+    });
+    let view = target.create_view(&wgpu::TextureViewDescriptor::default());
+    let padded_row = image::padded_row(width);
+    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("render.frame.pixels"),
+        size: padded_row as u64 * height as u64,
+        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("render.frame") });
+    let viewport = Viewport { x: 0.0, y: 0.0, width: width as f32, height: height as f32 };
+    renderer.record(device, &gpu.queue, &mut encoder, &view, [width, height], viewport, settings, params, draw, Timing::Off);
+    encoder.copy_texture_to_buffer(
+        target.as_image_copy(),
+        wgpu::TexelCopyBufferInfo {
+            buffer: &buffer,
+            layout: wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(padded_row), rows_per_image: Some(height) },
+        },
+        wgpu::Extent3d { width, height, depth_or_array_layers: 1 },
+    );
+    gpu.queue.submit([encoder.finish()]);
+    let bytes = crate::sim::buffers::read_bytes(device, &gpu.queue, &buffer, 0, padded_row as u64 * height as u64);
+    let mut out = Vec::with_capacity((width * height * 4) as usize);
+    for row in bytes.chunks_exact(padded_row as usize) {
+        out.extend_from_slice(&row[..(width * 4) as usize]);
+    }
+    out
 }

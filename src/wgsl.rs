@@ -38,6 +38,10 @@ pub const FILES: &[(&str, &str)] = &[
     ("scatter", include_str!("../shaders/scatter.wgsl")),
     ("sort_cells", include_str!("../shaders/sort_cells.wgsl")),
     ("sprites", include_str!("../shaders/sprites.wgsl")),
+    ("surface_common", include_str!("../shaders/surface_common.wgsl")),
+    ("surface_filter", include_str!("../shaders/surface_filter.wgsl")),
+    ("surface_shade", include_str!("../shaders/surface_shade.wgsl")),
+    ("surface_splat", include_str!("../shaders/surface_splat.wgsl")),
     ("wall_pressure", include_str!("../shaders/wall_pressure.wgsl")),
 ];
 

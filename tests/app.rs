@@ -214,7 +214,7 @@ fn render_shaders_validate_and_the_uniform_block_matches() {
         stiffness,
         show_boundary,
         colormap_len,
-        _pad0,
+        show_fluid,
         _pad1,
         box_color,
         colormap

@@ -3,7 +3,7 @@
 
 use crate::sim::readback::{self, Readback};
 
-/// Labels of the timed render passes, in query order.
+/// Labels of the timed render passes, in query order (the 3D view's, one pass or several; egui's).
 pub const PASSES: [&str; 2] = ["render.scene", "ui.egui"];
 
 pub struct RenderTimer {
@@ -30,6 +30,12 @@ impl RenderTimer {
         });
         let readback = Readback::new(device, "app.readback.render_timestamps", 32, 3);
         Self { queries, resolve, readback, period_ns: queue.get_timestamp_period(), latest: None }
+    }
+
+    /// Where the 3D view's passes write their times: one figure for all of them (the first
+    /// entry of [`PASSES`]).
+    pub fn scene_timing(&self) -> crate::render::Timing<'_> {
+        crate::render::Timing::Whole { set: &self.queries, begin: 0, end: 1 }
     }
 
     /// Timestamp writes for pass `i` of [`PASSES`].

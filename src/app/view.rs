@@ -87,7 +87,7 @@ impl SceneView {
         }
     }
 
-    /// Records the scene pass of frame `frame` (the spheres of `sim`, the domain box) into
+    /// Records the 3D view of frame `frame` (the fluid of `sim` as spheres or water, the box) into
     /// `target`, a view of the surface texture of `size` pixels.
     pub fn record(
         &mut self,
@@ -98,7 +98,6 @@ impl SceneView {
         sim: &Sim,
         frame: u64,
     ) {
-        let uniforms = self.settings.uniforms(sim.params(), self.viewport.aspect());
         let timer = timed(&self.timer, frame);
         self.renderer.record(
             &gpu.device,
@@ -107,10 +106,10 @@ impl SceneView {
             target,
             size,
             self.viewport,
-            &uniforms,
+            &self.settings,
+            sim.params(),
             Some((sim.current(), sim.n_particles())),
-            self.settings.show_box,
-            timer.map(|t| t.writes(0)),
+            timer.map_or(crate::render::Timing::Off, |t| t.scene_timing()),
         );
     }
 

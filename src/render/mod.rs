@@ -1,12 +1,14 @@
-//! Drawing the simulation: sphere sprites straight from the particle buffers, the domain box as
-//! lines, an orbit camera and the colormaps. One render pass per frame (`render.scene`); the
-//! egui pass follows it in the same encoder.
+//! Drawing the simulation in one of two views ([`View`]): spheres (sphere sprites straight from
+//! the particle buffers, coloured by speed, density or pressure; one render pass a frame,
+//! `render.scene`) or the water's surface ([`surface`]: four passes). Both draw the domain box
+//! as lines with an orbit camera; the egui pass follows in the same encoder.
 
 pub mod camera;
 pub mod colormap;
 pub mod image;
 pub mod lines;
 pub mod sprites;
+pub mod surface;
 pub mod uniforms;
 
 use crate::sim::buffers::ParticleSet;
@@ -27,6 +29,68 @@ pub fn sprites_source() -> String {
 /// lines.wgsl with its imports (the uniform block).
 pub fn lines_source() -> String {
     crate::wgsl::compose("lines").expect("shaders/lines.wgsl composes (tests/shaders.rs checks every file)")
+}
+
+/// How the fluid is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[value(rename_all = "lower")]
+#[serde(rename_all = "lowercase")]
+pub enum View {
+    /// Every particle a shaded sphere, coloured by speed, density or pressure.
+    Spheres,
+    /// The water's surface: smoothed depth, reflection, refraction and absorption.
+    Surface,
+}
+
+impl View {
+    pub const ALL: [View; 2] = [View::Spheres, View::Surface];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            View::Spheres => "spheres",
+            View::Surface => "surface",
+        }
+    }
+
+    /// Labels of the view's render passes, in order (and in timestamp order).
+    pub fn passes(self) -> &'static [&'static str] {
+        match self {
+            View::Spheres => &["render.scene"],
+            View::Surface => &surface::PASSES,
+        }
+    }
+
+    pub fn toggled(self) -> Self {
+        match self {
+            View::Spheres => View::Surface,
+            View::Surface => View::Spheres,
+        }
+    }
+}
+
+/// Where a frame's render passes write their GPU timestamps.
+#[derive(Clone, Copy, Debug)]
+pub enum Timing<'a> {
+    Off,
+    /// One figure for the whole view: `begin` at the start of its first pass, `end` at the end of
+    /// its last.
+    Whole { set: &'a wgpu::QuerySet, begin: u32, end: u32 },
+    /// A figure per pass of [`View::passes`]: pass k writes `base + 2k` and `base + 2k + 1`.
+    Passes { set: &'a wgpu::QuerySet, base: u32 },
+}
+
+impl<'a> Timing<'a> {
+    /// Pass `k` of `count`: the query set and the indices it writes at its start and end.
+    fn pass(self, k: usize, count: usize) -> Option<(&'a wgpu::QuerySet, Option<u32>, Option<u32>)> {
+        match self {
+            Timing::Off => None,
+            Timing::Whole { set, begin, end } => {
+                let (first, last) = (k == 0, k + 1 == count);
+                (first || last).then_some((set, first.then_some(begin), last.then_some(end)))
+            }
+            Timing::Passes { set, base } => Some((set, Some(base + 2 * k as u32), Some(base + 2 * k as u32 + 1))),
+        }
+    }
 }
 
 /// What the particle colour shows.
@@ -92,22 +156,27 @@ impl ColorMode {
 /// The user's view choices, applied each frame.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ViewSettings {
+    pub view: View,
     pub camera: camera::OrbitCamera,
     pub color_mode: ColorMode,
     /// Values at the ends of the colormap, per mode (speed, density, pressure).
     pub ranges: [(f32, f32); 3],
     pub show_boundary: bool,
     pub show_box: bool,
+    /// The surface view's filter, absorption and environment.
+    pub surface: surface::SurfaceSettings,
 }
 
 impl ViewSettings {
     pub fn new(params: &SimParams, aspect: f32) -> Self {
         Self {
+            view: View::Spheres,
             camera: camera::OrbitCamera::frame(params.domain_min.into(), params.domain_max.into(), aspect),
             color_mode: ColorMode::Speed,
             ranges: ColorMode::ALL.map(|m| m.default_range(params)),
             show_boundary: false,
             show_box: true,
+            surface: surface::SurfaceSettings::new(params),
         }
     }
 
@@ -136,7 +205,7 @@ impl ViewSettings {
             stiffness: params.stiffness,
             show_boundary: self.show_boundary as u32,
             colormap_len: COLORMAP_LEN as u32,
-            _pad0: 0,
+            show_fluid: 1,
             _pad1: 0,
             box_color: [0.16, 0.18, 0.22, 1.0],
             colormap: self.color_mode.colormap().linear_table(),
@@ -166,6 +235,7 @@ pub struct Renderer {
     sprites: wgpu::RenderPipeline,
     lines: wgpu::RenderPipeline,
     depth: Option<(wgpu::TextureView, [u32; 2])>,
+    surface: surface::SurfacePass,
 }
 
 impl Renderer {
@@ -201,6 +271,7 @@ impl Renderer {
             uniforms,
             bind_group,
             depth: None,
+            surface: surface::SurfacePass::new(device, color),
         }
     }
 
@@ -225,8 +296,9 @@ impl Renderer {
         view
     }
 
-    /// Records the scene pass: clear, box, sprites of the first `n` particles of `set`, in
-    /// `viewport` of a `size` target.
+    /// Records the 3D view of `settings.view` into `viewport` of `target` (a texture of `size`
+    /// pixels): the box, and the first `n` particles of `set`.
+    #[allow(clippy::too_many_arguments)]
     pub fn record(
         &mut self,
         device: &wgpu::Device,
@@ -235,12 +307,51 @@ impl Renderer {
         target: &wgpu::TextureView,
         size: [u32; 2],
         viewport: Viewport,
-        frame: &FrameUniforms,
+        settings: &ViewSettings,
+        params: &SimParams,
         draw: Option<(&ParticleSet, u32)>,
-        show_box: bool,
-        timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
+        timing: Timing<'_>,
     ) {
-        queue.write_buffer(&self.uniforms, 0, bytemuck::bytes_of(frame));
+        let mut frame = settings.uniforms(params, viewport.aspect());
+        let view_size = [viewport.width.floor() as u32, viewport.height.floor() as u32];
+        if settings.view == View::Surface && view_size[0] >= 1 && view_size[1] >= 1 {
+            frame.show_fluid = 0;
+            queue.write_buffer(&self.uniforms, 0, bytemuck::bytes_of(&frame));
+            let surface = surface::SurfaceUniforms::new(
+                &settings.surface,
+                params,
+                settings.camera.view(),
+                settings.camera.proj(viewport.aspect()),
+                viewport,
+                view_size,
+                draw.map_or(0, |(_, n)| n),
+            );
+            let (bind_group, lines, sprites) = (&self.bind_group, &self.lines, &self.sprites);
+            let count = surface::PASSES.len();
+            self.surface.record(
+                device,
+                queue,
+                encoder,
+                target,
+                viewport,
+                &surface,
+                draw.map(|(set, _)| &set.pos_mass),
+                |pass| {
+                    pass.set_bind_group(0, bind_group, &[]);
+                    if settings.show_box {
+                        lines::draw(pass, lines);
+                    }
+                    if let Some((set, n)) = draw
+                        && settings.show_boundary
+                    {
+                        sprites::draw(pass, sprites, set, n);
+                    }
+                },
+                |k| timing.pass(k, count),
+            );
+            return;
+        }
+        queue.write_buffer(&self.uniforms, 0, bytemuck::bytes_of(&frame));
         let depth = self.depth_view(device, size);
         let [r, g, b] = BACKGROUND.map(|c| colormap::srgb_to_linear(c as f32 / 255.0) as f64);
         let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
@@ -256,7 +367,11 @@ impl Renderer {
                 depth_ops: Some(wgpu::Operations { load: wgpu::LoadOp::Clear(1.0), store: wgpu::StoreOp::Discard }),
                 stencil_ops: None,
             }),
-            timestamp_writes,
+            timestamp_writes: timing.pass(0, 1).map(|(query_set, b, e)| wgpu::RenderPassTimestampWrites {
+                query_set,
+                beginning_of_pass_write_index: b,
+                end_of_pass_write_index: e,
+            }),
             occlusion_query_set: None,
             multiview_mask: None,
         });
@@ -265,11 +380,17 @@ impl Renderer {
         }
         pass.set_viewport(viewport.x, viewport.y, viewport.width, viewport.height, 0.0, 1.0);
         pass.set_bind_group(0, &self.bind_group, &[]);
-        if show_box {
+        if settings.show_box {
             lines::draw(&mut pass, &self.lines);
         }
         if let Some((set, n)) = draw {
             sprites::draw(&mut pass, &self.sprites, set, n);
         }
+    }
+
+    /// Testing: the surface view's smoothed depth of the last frame (see
+    /// [`surface::SurfacePass::read_depth`]).
+    pub fn surface_depth(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> Option<([u32; 2], Vec<f32>)> {
+        self.surface.read_depth(device, queue)
     }
 }

@@ -36,7 +36,8 @@ pub struct FrameUniforms {
     pub show_boundary: u32,
     /// Entries used in `colormap`.
     pub colormap_len: u32,
-    pub _pad0: u32,
+    /// 1: draw fluid particles, 0: hide them (the surface view draws the walls alone).
+    pub show_fluid: u32,
     pub _pad1: u32,
     /// Colour of the domain box lines (linear RGB).
     pub box_color: [f32; 4],
