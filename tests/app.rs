@@ -14,6 +14,7 @@ mod common;
 use common::{build, gpu, small_drop};
 use rillet::app::driver::{DIAGNOSTICS_EVERY, Driver};
 use rillet::reference::RefSim;
+use rillet::render::surface::SurfaceUniforms;
 use rillet::render::uniforms::FrameUniforms;
 use rillet::sim::layout::CellOrder;
 use rillet::sim::params::Diagnostics;
@@ -221,6 +222,45 @@ fn render_shaders_validate_and_the_uniform_block_matches() {
     );
     assert_eq!(wgsl, rust);
     assert_eq!(*span as usize, size_of::<FrameUniforms>());
+}
+
+#[test]
+fn the_surface_uniform_block_matches() {
+    let shade = parse("render.surface.shade", &rillet::render::surface::source("surface_shade"));
+    for file in ["surface_splat", "surface_filter"] {
+        parse(file, &rillet::render::surface::source(file));
+    }
+    let (_, ty) = shade.types.iter().find(|(_, t)| t.name.as_deref() == Some("SurfaceUniforms")).expect("SurfaceUniforms in WGSL");
+    let naga::TypeInner::Struct { members, span } = &ty.inner else { panic!("SurfaceUniforms is not a struct") };
+    let wgsl: Vec<(String, u32)> = members.iter().map(|m| (m.name.clone().unwrap_or_default(), m.offset)).collect();
+    macro_rules! rust {
+        ($($f:ident),*) => { vec![$((stringify!($f).to_string(), offset_of!(SurfaceUniforms, $f) as u32)),*] };
+    }
+    let rust = rust!(
+        view,
+        inv_view,
+        proj,
+        inv_proj,
+        absorption,
+        light_dir,
+        backdrop,
+        size,
+        origin,
+        n_particles,
+        environment,
+        radius,
+        filter_world,
+        filter_max_px,
+        depth_sigma,
+        floor_y,
+        tile,
+        thickness_unit,
+        refraction,
+        _pad0,
+        _pad1
+    );
+    assert_eq!(wgsl, rust);
+    assert_eq!(*span as usize, size_of::<SurfaceUniforms>());
 }
 
 // ----- the binary -----
@@ -628,6 +668,41 @@ fn the_app_records_particle_frames() {
     assert_eq!(pvd.matches("<DataSet").count(), 5, "{pvd}");
     let ply = std::fs::read(dir.join("particles-00000040.ply")).unwrap();
     assert!(String::from_utf8_lossy(&ply[..300]).contains("element vertex 664"), "the small drop's fluid");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The surface view in a real window: water drawn at start (`--view surface`), and again at the
+/// window's new size after a resize.
+#[test]
+fn the_app_draws_water_in_the_surface_view_and_after_a_resize() {
+    let dir = std::env::temp_dir().join(format!("rillet-surface-app-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let report = dir.join("report.json");
+    let mut args: Vec<std::ffi::OsString> = ["--view", "surface", "--frames", "90", "--substeps", "2", "--size", "900x560", "--no-vsync"]
+        .iter()
+        .map(|a| a.into())
+        .collect();
+    args.extend(["--screenshot-at", "40", "--resize-at", "50:700x480"].map(Into::into));
+    args.extend(["--screenshot-dir".into(), dir.clone().into_os_string(), "--report".into(), report.clone().into_os_string()]);
+    args.extend(["--screenshot".into(), dir.join("frame-00090.png").into_os_string()]);
+    let mut app = AppProcess::start(args);
+    let code = app.wait_exit(Duration::from_secs(600));
+    let log = app.text();
+    assert_eq!(code, Some(0), "the app failed:\n{log}");
+    assert!(!log.contains("panicked") && !log.contains("ERROR"), "{log}");
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let v: Vec<usize> = r["viewport"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap() as usize).collect();
+    for (frame, size) in [(40, (900, 560)), (90, (700, 480))] {
+        let shot = load_png(&dir.join(format!("frame-{frame:05}.png")));
+        assert_eq!((shot.width, shot.height), size, "frame {frame}");
+        // the view is left of the panel; at the last frame the report's viewport is the new one
+        let right = if frame == 90 { v[2] } else { shot.width * 6 / 10 };
+        // water: blue well above red (the sky's horizon and the grey floor are not)
+        let (water, area) = shot.count([0, 0, right, shot.height], |p| p[2] as i32 > p[0] as i32 + 50);
+        eprintln!("frame {frame}: {water} water pixels of {area}");
+        assert!(water > area / 50, "frame {frame}: {water} water pixels of {area}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -50,6 +50,12 @@ pub struct AppArgs {
     /// Start recording at once.
     #[arg(long)]
     pub record: bool,
+    /// How the fluid is drawn at start: spheres or surface (the panel and V switch).
+    #[arg(long, value_enum, default_value = "spheres")]
+    pub view: crate::render::View,
+    /// What the water reflects and is seen against at start (surface view).
+    #[arg(long, value_enum, default_value = "sky")]
+    pub environment: crate::render::surface::Environment,
     /// Testing: ask for a new window size at a frame, FRAME:WIDTHxHEIGHT (repeatable).
     #[arg(long, hide = true, value_parser = parse_resize, value_name = "FRAME:WxH")]
     pub resize_at: Vec<(u64, (u32, u32))>,
@@ -73,6 +79,8 @@ impl Default for AppArgs {
             export_boundary: false,
             record: false,
             resize_at: Vec::new(),
+            view: crate::render::View::Spheres,
+            environment: crate::render::surface::Environment::Sky,
         }
     }
 }

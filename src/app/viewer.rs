@@ -72,7 +72,9 @@ impl Viewer {
         let scene = LoadedScene::build(file, gpu).with_context(|| format!("{name}: the scene does not fit this device"))?;
         let session = Session::new(gpu, scene, args.substeps)?;
         let size = host.window.inner_size();
-        let view = SceneView::new(gpu, surface.scene_format, session.driver.sim().params(), [size.width, size.height]);
+        let mut view = SceneView::new(gpu, surface.scene_format, session.driver.sim().params(), [size.width, size.height]);
+        view.settings.view = args.view;
+        view.settings.surface.environment = args.environment;
         let state = &session.scene.state;
         let header = Report {
             adapter: gpu.describe(),

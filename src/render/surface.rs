@@ -80,6 +80,9 @@ pub struct SurfaceSettings {
 /// Allowed filter radii, particle spacings.
 pub const FILTER_RADIUS: std::ops::RangeInclusive<f32> = 0.0..=8.0;
 
+/// Allowed absorption depths, metres.
+pub const ABSORPTION_DEPTH: std::ops::RangeInclusive<f32> = 1e-4..=1e4;
+
 impl SurfaceSettings {
     /// Clear water in a sky, absorbing over a depth of a fifth of the domain's height.
     pub fn new(params: &SimParams) -> Self {
@@ -89,7 +92,7 @@ impl SurfaceSettings {
 
     /// Beer–Lambert coefficients per metre.
     pub fn absorption(&self) -> [f32; 3] {
-        let depth = self.absorption_depth.max(1e-6);
+        let depth = self.absorption_depth.clamp(*ABSORPTION_DEPTH.start(), *ABSORPTION_DEPTH.end());
         self.absorption_color.map(|c| -c.clamp(1e-4, 1.0).ln() / depth)
     }
 }

@@ -11,7 +11,8 @@ pub mod legend;
 
 use crate::app::driver::{DiagSample, ProfileSample};
 use crate::app::render_timer;
-use crate::render::{ColorMode, ViewSettings};
+use crate::render::surface::{ABSORPTION_DEPTH, Environment, FILTER_RADIUS, SurfaceSettings};
+use crate::render::{ColorMode, View, ViewSettings};
 use crate::scene::limits;
 use crate::sim::SimOptions;
 use crate::sim::layout::{CellOrder, GridLayout};
@@ -131,7 +132,7 @@ pub fn show(ui: &mut egui::Ui, state: &mut PanelState, controls: &mut Controls, 
         egui::ScrollArea::vertical().show(ui, |ui| {
             header(ui, r, &mut actions);
             ui.separator();
-            performance(ui, r);
+            performance(ui, r, view.view);
             ui.separator();
             diagnostics(ui, r, controls);
             ui.separator();
@@ -171,7 +172,7 @@ fn header(ui: &mut egui::Ui, r: &Readout, actions: &mut Vec<Action>) {
     }
 }
 
-fn performance(ui: &mut egui::Ui, r: &Readout) {
+fn performance(ui: &mut egui::Ui, r: &Readout, view: View) {
     egui::Grid::new("perf").num_columns(2).striped(true).show(ui, |ui| {
         ui.label("frames per second");
         ui.monospace(format!("{:.1}", r.fps));
@@ -213,6 +214,10 @@ fn performance(ui: &mut egui::Ui, r: &Readout) {
             });
             ui.end_row();
             for (i, label) in render_timer::PASSES.iter().enumerate() {
+                let label = match view {
+                    View::Surface if i == 0 => format!("render.surface ({} passes)", crate::render::surface::PASSES.len()),
+                    _ => label.to_string(),
+                };
                 ui.monospace(format!("{label} (per frame)"));
                 ui.monospace(match r.render_times {
                     _ if !r.timestamps => "n/a".to_string(),
@@ -348,13 +353,25 @@ fn slider<T: egui::emath::Numeric + limits::Shown>(value: &mut T, limit: limits:
 fn view_settings(ui: &mut egui::Ui, state: &mut PanelState, view: &mut ViewSettings, r: &Readout, actions: &mut Vec<Action>) {
     ui.strong("View");
     ui.horizontal(|ui| {
-        ui.label("colour by");
-        for mode in ColorMode::ALL {
-            ui.selectable_value(&mut view.color_mode, mode, mode.name());
+        ui.label("draw");
+        for v in View::ALL {
+            ui.selectable_value(&mut view.view, v, v.name());
         }
+        ui.small("(V)");
     });
-    let defaults = view.color_mode.default_range(r.params);
-    legend::show(ui, view, defaults);
+    match view.view {
+        View::Spheres => {
+            ui.horizontal(|ui| {
+                ui.label("colour by");
+                for mode in ColorMode::ALL {
+                    ui.selectable_value(&mut view.color_mode, mode, mode.name());
+                }
+            });
+            let defaults = view.color_mode.default_range(r.params);
+            legend::show(ui, view, defaults);
+        }
+        View::Surface => surface_settings(ui, &mut view.surface),
+    }
     ui.checkbox(&mut view.show_boundary, "show boundary particles (B)");
     ui.checkbox(&mut view.show_box, "show the domain box");
     ui.horizontal(|ui| {
@@ -394,6 +411,38 @@ fn view_settings(ui: &mut egui::Ui, state: &mut PanelState, view: &mut ViewSetti
     });
 }
 
+/// The surface view's controls: the depth filter, the water's colour, the environment.
+fn surface_settings(ui: &mut egui::Ui, s: &mut SurfaceSettings) {
+    ui.horizontal(|ui| {
+        ui.add(egui::Slider::new(&mut s.filter_radius, FILTER_RADIUS).clamping(egui::SliderClamping::Edits).step_by(0.25))
+            .on_hover_text("radius of the depth filter, in particle spacings (0: the spheres' own bumps)");
+        ui.label("smoothing (spacings)");
+    });
+    ui.horizontal(|ui| {
+        // egui's colour button rounds what it is shown through its own colour spaces: only an
+        // edit is taken
+        let mut color = s.absorption_color;
+        if ui.color_edit_button_rgb(&mut color).on_hover_text("the colour of white light after the depth on the right").changed() {
+            s.absorption_color = color;
+        }
+        ui.label("water colour after");
+        let speed = s.absorption_depth.abs().max(1e-3) * 0.01;
+        ui.add(
+            egui::DragValue::new(&mut s.absorption_depth)
+                .range(ABSORPTION_DEPTH)
+                .clamp_existing_to_range(false)
+                .speed(speed)
+                .suffix(" m"),
+        );
+    });
+    ui.horizontal(|ui| {
+        ui.label("environment");
+        for e in Environment::ALL {
+            ui.selectable_value(&mut s.environment, e, e.name());
+        }
+    });
+}
+
 /// Keyboard shortcuts (ignored while a value is being typed into the panel).
 pub fn keys(ctx: &egui::Context, state: &mut PanelState, controls: &mut Controls, view: &mut ViewSettings) -> Vec<Action> {
     let mut actions = Vec::new();
@@ -429,6 +478,9 @@ pub fn keys(ctx: &egui::Context, state: &mut PanelState, controls: &mut Controls
         }
         if i.key_pressed(Key::B) {
             view.show_boundary = !view.show_boundary;
+        }
+        if i.key_pressed(Key::V) {
+            view.view = view.view.toggled();
         }
         if i.key_pressed(Key::Tab) {
             state.visible = !state.visible;
@@ -509,6 +561,24 @@ mod tests {
         Controls { options, substeps, paused: false }
     }
 
+    /// V switches between the sphere and the surface view.
+    #[test]
+    fn v_switches_the_view() {
+        let ctx = egui::Context::default();
+        let mut state = PanelState::default();
+        let mut c = controls(4, 0.5, 8, 1);
+        let mut view = ViewSettings::new(&params(), 16.0 / 9.0);
+        assert_eq!(view.view, View::Spheres);
+        let press = egui::Event::Key { key: egui::Key::V, physical_key: None, pressed: true, repeat: false, modifiers: Default::default() };
+        for expected in [View::Surface, View::Spheres] {
+            let raw = egui::RawInput { events: vec![press.clone()], ..Default::default() };
+            let _ = ctx.run_ui(raw, |ui| {
+                keys(ui.ctx(), &mut state, &mut c, &mut view);
+            });
+            assert_eq!(view.view, expected);
+        }
+    }
+
     /// Every value the scene schema (and `--substeps`) allows stays as it is when the panel shows
     /// it: the sliders and drag values only change what the user edits.
     #[test]
@@ -523,9 +593,12 @@ mod tests {
             controls(7, 0.73, 333, 37),
         ];
         for case in cases {
-            for mode in ColorMode::ALL {
+            for (mode, v) in ColorMode::ALL.into_iter().zip([View::Spheres, View::Surface, View::Spheres]) {
                 let mut view = ViewSettings::new(&params(), 16.0 / 9.0);
                 view.color_mode = mode;
+                view.view = v;
+                view.surface.filter_radius = 1.37;
+                view.surface.absorption_depth = 0.0123;
                 view.ranges = [(0.1234, 7.6543), (987.65, 1012.3), (-123.45, 4567.8)];
                 let (mut c, mut v) = (case.clone(), view.clone());
                 let actions = run_panel(&mut c, &mut v);
