@@ -43,7 +43,8 @@ struct SurfaceUniforms {
     thickness_unit: f32,
     // how far the background is displaced by refraction, per metre of water
     refraction: f32,
-    _pad0: f32,
+    // the thickness blur's radius, pixels
+    thickness_blur_px: f32,
     _pad1: f32,
 }
 

@@ -2,12 +2,12 @@
 // the environment (sky, and a tiled floor at the bottom of the domain) behind the box and the
 // walls; the second puts the water over what the first pass drew: normals from the smoothed
 // depth, Fresnel reflection of the environment, refraction of the scene behind with
-// Beer–Lambert absorption through the splatted thickness, and the sun's highlight.
+// Beer–Lambert absorption through the splatted (and blurred) thickness, and the sun's highlight.
 //
 // #import surface_common
 
 @group(0) @binding(1) var<storage, read> depth_smooth: array<f32>;
-@group(0) @binding(2) var<storage, read> thickness: array<u32>;
+@group(0) @binding(2) var<storage, read> thickness_smooth: array<f32>;
 @group(0) @binding(3) var background: texture_2d<f32>;
 @group(0) @binding(4) var background_depth: texture_depth_2d;
 
@@ -67,21 +67,6 @@ fn tangent(p: vec2<i32>, axis: vec2<i32>, centre: vec3<f32>) -> vec3<f32> {
     return view_ray(vec2<f32>(p + axis)) * -centre.z - centre;
 }
 
-fn thickness_at(p: vec2<i32>) -> f32 {
-    var sum = 0.0;
-    var n = 0.0;
-    for (var y = -1; y <= 1; y++) {
-        for (var x = -1; x <= 1; x++) {
-            let q = p + vec2<i32>(x, y);
-            if inside(q) {
-                sum += f32(thickness[pixel_index(q)]);
-                n += 1.0;
-            }
-        }
-    }
-    return sum / max(n, 1.0) * surf.thickness_unit;
-}
-
 @fragment
 fn fs_shade(@builtin(position) pos: vec4<f32>) -> @location(0) vec4<f32> {
     let p = clamp(vec2<i32>(floor(pos.xy - surf.origin)), vec2<i32>(0), vec2<i32>(surf.size) - 1);
@@ -118,7 +103,7 @@ fn fs_shade(@builtin(position) pos: vec4<f32>) -> @location(0) vec4<f32> {
     let fresnel = 0.02 + 0.98 * pow(1.0 - cos_i, 5.0);
     let reflected = environment(world + nw * surf.radius, reflect(vw, nw));
 
-    let t = thickness_at(p);
+    let t = thickness_smooth[pixel_index(p)];
     // the background, displaced along the normal by the water's thickness, then absorbed
     let shift = n.xy * vec2<f32>(1.0, -1.0) * min(t * surf.refraction, 4.0 * surf.radius) * pixels_per_metre(d);
     let q = clamp(vec2<i32>(vec2<f32>(p) + shift), vec2<i32>(0), vec2<i32>(surf.size) - 1);

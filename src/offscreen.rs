@@ -39,6 +39,9 @@ pub struct RenderArgs {
     /// What the water reflects and is seen against (surface view).
     #[arg(long, value_enum, default_value = "sky")]
     pub environment: Environment,
+    /// Radius of the surface view's depth filter, in particle spacings.
+    #[arg(long, value_name = "SPACINGS", value_parser = parse_smoothing)]
+    pub smoothing: Option<f32>,
     /// Draw without the domain box.
     #[arg(long)]
     pub no_box: bool,
@@ -57,6 +60,12 @@ pub struct RenderArgs {
     /// Camera distance as a multiple of the one that frames the whole domain (< 1: closer).
     #[arg(long, value_parser = |s: &str| limits::parse_within(s, &limits::CAMERA_ZOOM))]
     pub zoom: Option<f32>,
+}
+
+fn parse_smoothing(s: &str) -> Result<f32, String> {
+    let range = crate::render::surface::FILTER_RADIUS;
+    let v: f32 = s.trim().parse().map_err(|_| format!("`{s}` is not a number"))?;
+    if range.contains(&v) { Ok(v) } else { Err(format!("{v} is out of range: allowed [{}, {}] particle spacings", range.start(), range.end())) }
 }
 
 /// What `render.json` records.
@@ -135,6 +144,9 @@ pub fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -> anyho
     }
     settings.view = args.view;
     settings.surface.environment = args.environment;
+    if let Some(r) = args.smoothing {
+        settings.surface.filter_radius = r;
+    }
     settings.show_box = !args.no_box;
     settings.show_boundary = args.walls;
     let target = device.create_texture(&wgpu::TextureDescriptor {

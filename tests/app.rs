@@ -256,7 +256,7 @@ fn the_surface_uniform_block_matches() {
         tile,
         thickness_unit,
         refraction,
-        _pad0,
+        thickness_blur_px,
         _pad1
     );
     assert_eq!(wgsl, rust);

@@ -325,6 +325,7 @@ impl Renderer {
                 viewport,
                 view_size,
                 draw.map_or(0, |(_, n)| n),
+                settings.camera.distance,
             );
             let (bind_group, lines, sprites) = (&self.bind_group, &self.lines, &self.sprites);
             let count = surface::PASSES.len();

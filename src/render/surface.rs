@@ -10,7 +10,8 @@
 //!    depth writes, no overdraw through the raster units.
 //! 3. `render.surface.filter` (compute, two dispatches): a separable bilateral filter of the
 //!    depth, its radius a world distance seen at each pixel's depth, its weights Gaussian in
-//!    pixel distance and in depth difference (layers and silhouettes stay apart).
+//!    pixel distance and in depth difference (layers and silhouettes stay apart); and a plain
+//!    Gaussian blur of the thickness (a lattice's chords would show as a moiré).
 //! 4. `render.surface.shade` (render pass into the target's viewport, a full-screen triangle):
 //!    normals from the smoothed depth, Fresnel reflection of the environment, refraction of the
 //!    background displaced by the normal with Beer–Lambert absorption by the thickness, the
@@ -123,7 +124,7 @@ pub struct SurfaceUniforms {
     pub tile: f32,
     pub thickness_unit: f32,
     pub refraction: f32,
-    pub _pad0: f32,
+    pub thickness_blur_px: f32,
     pub _pad1: f32,
 }
 
@@ -142,6 +143,7 @@ impl SurfaceUniforms {
         viewport: super::Viewport,
         size: [u32; 2],
         n_particles: u32,
+        camera_distance: f32,
     ) -> Self {
         let spacing = params.h / crate::physics::SUPPORT_OVER_SPACING;
         let radius = spacing * SPLAT_RADIUS_OVER_SPACING;
@@ -172,7 +174,8 @@ impl SurfaceUniforms {
             // a sphere's largest chord is 512 units: 8 million spheres deep before a u32 wraps
             thickness_unit: radius / 256.0,
             refraction: 0.6,
-            _pad0: 0.0,
+            // a particle and a half at the distance of the camera's target
+            thickness_blur_px: (1.5 * spacing * proj.col(1).y * size[1] as f32 * 0.5 / camera_distance.max(1e-6)).clamp(1.0, 16.0),
             _pad1: 0.0,
         }
     }
@@ -364,6 +367,8 @@ impl SurfacePass {
         let thickness = buffer("render.surface.thickness");
         let across = buffer("render.surface.depth_across");
         let smooth = buffer("render.surface.depth_smooth");
+        let thickness_across = buffer("render.surface.thickness_across");
+        let thickness_smooth = buffer("render.surface.thickness_smooth");
         let texture = |label: &str, format| {
             device
                 .create_texture(&wgpu::TextureDescriptor {
@@ -381,16 +386,28 @@ impl SurfacePass {
         let background = texture("render.surface.background", self.color);
         let background_depth = texture("render.surface.background_depth", DEPTH_FORMAT);
         let u = &self.uniforms;
-        let filter_x = self.filter_x.bind(device, "render.surface.filter_x", &[("surf", u), ("depth_bits", &depth_bits), ("depth_across", &across)]);
+        let filter_x = self.filter_x.bind(device, "render.surface.filter_x", &[
+                ("surf", u),
+                ("depth_bits", &depth_bits),
+                ("depth_across", &across),
+                ("thickness", &thickness),
+                ("thickness_across", &thickness_across),
+            ]);
         let filter_y =
-            self.filter_y.bind(device, "render.surface.filter_y", &[("surf", u), ("depth_across_in", &across), ("depth_smooth", &smooth)]);
+            self.filter_y.bind(device, "render.surface.filter_y", &[
+                ("surf", u),
+                ("depth_across_in", &across),
+                ("depth_smooth", &smooth),
+                ("thickness_across_in", &thickness_across),
+                ("thickness_smooth", &thickness_smooth),
+            ]);
         let shade = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("render.surface.shade"),
             layout: &self.shade_layout,
             entries: &[
                 wgpu::BindGroupEntry { binding: 0, resource: u.as_entire_binding() },
                 wgpu::BindGroupEntry { binding: 1, resource: smooth.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: 2, resource: thickness.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 2, resource: thickness_smooth.as_entire_binding() },
                 wgpu::BindGroupEntry { binding: 3, resource: wgpu::BindingResource::TextureView(&background) },
                 wgpu::BindGroupEntry { binding: 4, resource: wgpu::BindingResource::TextureView(&background_depth) },
             ],
