@@ -45,7 +45,8 @@ struct SurfaceUniforms {
     refraction: f32,
     // the thickness blur's radius, pixels
     thickness_blur_px: f32,
-    _pad1: f32,
+    // a fluid particle of a density below this is spray, drawn as a white point (0: none is)
+    spray_density: f32,
 }
 
 @group(0) @binding(0) var<uniform> surf: SurfaceUniforms;

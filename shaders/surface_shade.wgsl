@@ -10,6 +10,7 @@
 @group(0) @binding(2) var<storage, read> thickness_smooth: array<f32>;
 @group(0) @binding(3) var background: texture_2d<f32>;
 @group(0) @binding(4) var background_depth: texture_depth_2d;
+@group(0) @binding(5) var<storage, read> spray_bits: array<u32>;
 
 @vertex
 fn vs_fullscreen(@builtin(vertex_index) vi: u32) -> @builtin(position) vec4<f32> {
@@ -67,24 +68,46 @@ fn tangent(p: vec2<i32>, axis: vec2<i32>, centre: vec3<f32>) -> vec3<f32> {
     return view_ray(vec2<f32>(p + axis)) * -centre.z - centre;
 }
 
+// View depth of what the background pass drew at p (the box, a wall), or a huge one.
+fn scene_depth_at(p: vec2<i32>) -> f32 {
+    let z = textureLoad(background_depth, p, 0);
+    if z >= 1.0 {
+        return 3.0e38;
+    }
+    let size = vec2<f32>(surf.size);
+    let ndc = vec2<f32>((f32(p.x) + 0.5) / size.x * 2.0 - 1.0, 1.0 - (f32(p.y) + 0.5) / size.y * 2.0);
+    let v = surf.inv_proj * vec4<f32>(ndc, z, 1.0);
+    return -v.z / v.w;
+}
+
 @fragment
 fn fs_shade(@builtin(position) pos: vec4<f32>) -> @location(0) vec4<f32> {
     let p = clamp(vec2<i32>(floor(pos.xy - surf.origin)), vec2<i32>(0), vec2<i32>(surf.size) - 1);
     let behind = textureLoad(background, p, 0).rgb;
-    let d = depth_at(p);
-    if d <= 0.0 {
-        return vec4<f32>(behind, 1.0);
+    let scene = scene_depth_at(p);
+    var d = depth_at(p);
+    // what the background pass drew in front of the water hides it
+    if d >= scene {
+        d = NO_DEPTH;
     }
-    // something of the background pass (the box, a wall) in front of the water
-    let scene_depth = textureLoad(background_depth, p, 0);
-    if scene_depth < 1.0 {
-        let size = vec2<f32>(surf.size);
-        let ndc = vec2<f32>((f32(p.x) + 0.5) / size.x * 2.0 - 1.0, 1.0 - (f32(p.y) + 0.5) / size.y * 2.0);
-        let v = surf.inv_proj * vec4<f32>(ndc, scene_depth, 1.0);
-        if -v.z / v.w < d {
-            return vec4<f32>(behind, 1.0);
+    var rgb = behind;
+    if d > 0.0 {
+        rgb = water(p, d);
+    }
+    let bits = spray_bits[pixel_index(p)];
+    if bits != 0u {
+        let s = bitcast<f32>(~bits);
+        if s < scene && (d <= 0.0 || s < d + surf.radius) {
+            // a white point, a little darker where it faces away from the sun's side
+            let shade = 0.75 + 0.25 * max(surf.light_dir.y, 0.0);
+            rgb = vec3<f32>(0.92, 0.95, 0.97) * shade;
         }
     }
+    return vec4<f32>(rgb, 1.0);
+}
+
+// The water's colour at pixel p of view depth d.
+fn water(p: vec2<i32>, d: f32) -> vec3<f32> {
     let centre = view_point(p, d);
     var n = cross(tangent(p, vec2<i32>(1, 0), centre), tangent(p, vec2<i32>(0, 1), centre));
     let view_dir = normalize(centre);
@@ -115,6 +138,5 @@ fn fs_shade(@builtin(position) pos: vec4<f32>) -> @location(0) vec4<f32> {
     let sun = surf.light_dir.xyz;
     let h = normalize(sun - vw);
     let specular = pow(max(dot(nw, h), 0.0), 300.0) * 3.0 * select(1.0, 0.4, surf.environment == 1u);
-    let rgb = mix(refracted, reflected, fresnel) + vec3<f32>(specular);
-    return vec4<f32>(rgb, 1.0);
+    return mix(refracted, reflected, fresnel) + vec3<f32>(specular);
 }

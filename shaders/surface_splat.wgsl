@@ -2,13 +2,17 @@
 // the viewport's pixels it covers (compute, one invocation per particle): the nearest view depth
 // per pixel (atomicMax of the inverted bits of a positive float: the largest inverted value is
 // the smallest depth; 0 stays "empty") and the thickness of water along the pixel's ray (the
-// chords through every sphere, added up in fixed point).
+// chords through every sphere, added up in fixed point). A particle of low density (few
+// neighbours: spray, the tip of a jet) goes instead into a depth buffer of its own as a point of
+// half the radius, which the shade pass draws white.
 //
 // #import surface_common
 
 @group(0) @binding(1) var<storage, read> pos_mass: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read_write> depth_bits: array<atomic<u32>>;
 @group(0) @binding(3) var<storage, read_write> thickness: array<atomic<u32>>;
+@group(0) @binding(4) var<storage, read> vel_rho: array<vec4<f32>>;
+@group(0) @binding(5) var<storage, read_write> spray_bits: array<atomic<u32>>;
 
 // A sphere larger than this on the screen is cut to a square of this half-side (only when the
 // camera is very close to a particle).
@@ -26,7 +30,8 @@ fn splat(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
         return;
     }
     let c = (surf.view * vec4<f32>(p.xyz, 1.0)).xyz;
-    let r = surf.radius;
+    let spray = vel_rho[i].w < surf.spray_density;
+    let r = select(surf.radius, surf.radius * 0.5, spray);
     let d = -c.z;
     if d <= r * 1.01 {
         return;
@@ -55,8 +60,12 @@ fn splat(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
             // view depth (along −z) of the nearest hit
             let depth = (b - half_chord) / len;
             let k = pixel_index(vec2<i32>(x, y));
-            atomicMax(&depth_bits[k], ~bitcast<u32>(depth));
-            atomicAdd(&thickness[k], u32(2.0 * half_chord / surf.thickness_unit + 0.5));
+            if spray {
+                atomicMax(&spray_bits[k], ~bitcast<u32>(depth));
+            } else {
+                atomicMax(&depth_bits[k], ~bitcast<u32>(depth));
+                atomicAdd(&thickness[k], u32(2.0 * half_chord / surf.thickness_unit + 0.5));
+            }
         }
     }
 }

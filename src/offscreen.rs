@@ -42,6 +42,9 @@ pub struct RenderArgs {
     /// Radius of the surface view's depth filter, in particle spacings.
     #[arg(long, value_name = "SPACINGS", value_parser = parse_smoothing)]
     pub smoothing: Option<f32>,
+    /// Draw spray (particles with few neighbours) as water, not as white points (surface view).
+    #[arg(long)]
+    pub no_spray: bool,
     /// Draw without the domain box.
     #[arg(long)]
     pub no_box: bool,
@@ -144,6 +147,7 @@ pub fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -> anyho
     }
     settings.view = args.view;
     settings.surface.environment = args.environment;
+    settings.surface.spray = !args.no_spray;
     if let Some(r) = args.smoothing {
         settings.surface.filter_radius = r;
     }

@@ -257,7 +257,7 @@ fn the_surface_uniform_block_matches() {
         thickness_unit,
         refraction,
         thickness_blur_px,
-        _pad1
+        spray_density
     );
     assert_eq!(wgsl, rust);
     assert_eq!(*span as usize, size_of::<SurfaceUniforms>());

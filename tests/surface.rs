@@ -75,11 +75,13 @@ fn drop_after(steps: u32) -> Sim {
     sim
 }
 
+/// The view from a little closer than the app's first, without the box; spray drawn as water.
 fn settings(sim: &Sim, view: View) -> ViewSettings {
     let mut s = ViewSettings::new(sim.params(), SIZE.0 as f32 / SIZE.1 as f32);
     s.view = view;
     s.show_box = false;
     s.surface.environment = Environment::Studio;
+    s.surface.spray = false;
     s.camera.distance *= 0.7;
     s
 }
@@ -201,5 +203,33 @@ fn after_a_resize_the_surface_renders_at_the_new_size() {
         eprintln!("{size:?}: water {share:.3} of the view, {drawn} pixels drawn");
         assert!((0.05..0.4).contains(&share), "{size:?}: water covers {share:.3} of the view");
         assert!(drawn * 10 >= water * 9, "{size:?}: {drawn} pixels drawn for {water} of water");
+    }
+}
+
+
+/// Spray: white points where particles stand alone, and none in water at rest.
+#[test]
+fn spray_is_drawn_as_white_points_only_where_particles_stand_alone() {
+    let g = gpu();
+    let mut renderer = Renderer::new(&g.device, rillet::offscreen::FORMAT);
+    let white = |p: [u8; 3]| p.iter().all(|&c| c > 200);
+    for (steps, expect_spray) in [(1, false), (700, true)] {
+        let sim = drop_after(steps);
+        let mut s = settings(&sim, View::Surface);
+        let (plain, _) = with_and_without(&mut renderer, &sim, &s, SIZE);
+        s.surface.spray = true;
+        let (sprayed, empty) = with_and_without(&mut renderer, &sim, &s, SIZE);
+        let (_, depth) = renderer.surface_depth(&g.device, &g.queue).unwrap();
+        let points = (0..depth.len()).filter(|&k| white(sprayed.rgb[k]) && !white(plain.rgb[k])).count();
+        let outside = (0..depth.len()).filter(|&k| depth[k] <= 0.0 && differs(sprayed.rgb[k], empty.rgb[k], 2)).count();
+        eprintln!("after {steps} steps: {points} white pixels that were not white, {outside} drawn outside the water");
+        if expect_spray {
+            assert!(points > 20, "after {steps} steps: {points} spray pixels");
+            // the points stand outside the water body, where the drops flew
+            assert!(outside > 10, "after {steps} steps: {outside} spray pixels outside the water");
+        } else {
+            assert_eq!(points, 0, "water at rest has no spray");
+            assert!(plain.rgb == sprayed.rgb, "water at rest looks the same with spray on and off");
+        }
     }
 }

@@ -336,7 +336,7 @@ impl Renderer {
                 target,
                 viewport,
                 &surface,
-                draw.map(|(set, _)| &set.pos_mass),
+                draw.map(|(set, _)| set),
                 |pass| {
                     pass.set_bind_group(0, bind_group, &[]);
                     if settings.show_box {

@@ -6,7 +6,8 @@
 //! 2. `render.surface.splat` (compute, a thread per particle): each fluid particle a sphere,
 //!    ray-cast into the pixels it covers: the nearest view depth per pixel (an atomic max of
 //!    inverted float bits) and the water's thickness along the pixel's ray (the chords through
-//!    every sphere, added in fixed point). Compute rather than rasterised sprites: no fragment
+//!    every sphere, added in fixed point); a particle of low density (spray) goes into a depth
+//!    buffer of its own instead, as a smaller point. Compute rather than rasterised sprites: no fragment
 //!    depth writes, no overdraw through the raster units.
 //! 3. `render.surface.filter` (compute, two dispatches): a separable bilateral filter of the
 //!    depth, its radius a world distance seen at each pixel's depth, its weights Gaussian in
@@ -15,7 +16,7 @@
 //! 4. `render.surface.shade` (render pass into the target's viewport, a full-screen triangle):
 //!    normals from the smoothed depth, Fresnel reflection of the environment, refraction of the
 //!    background displaced by the normal with Beer–Lambert absorption by the thickness, the
-//!    sun's highlight.
+//!    sun's highlight; spray as white points.
 //!
 //! Every buffer and texture is sized to the viewport and made when that size changes (start,
 //! resize), never per frame; the splat pass's bind group is kept per particle buffer (the
@@ -34,6 +35,11 @@ pub const PASSES: [&str; 4] = ["render.surface.background", "render.surface.spla
 /// Radius of the spheres splatted into depth and thickness, in particle spacings: neighbours at
 /// one spacing (and diagonal ones at √2) overlap, so a sheet one particle thick is one surface.
 pub const SPLAT_RADIUS_OVER_SPACING: f32 = 0.75;
+
+/// A fluid particle whose density is below this share of ρ0 is spray, drawn as a white point:
+/// measured on the small drop, no particle of the still water goes below 0.6 ρ0 (a corner of a
+/// block of water has about 0.6), while a particle alone has about 0.3 (its own kernel).
+pub const SPRAY_DENSITY_OVER_REST: f32 = 0.55;
 
 /// The depth filter's largest radius in pixels.
 pub const FILTER_MAX_PX: f32 = 24.0;
@@ -76,6 +82,8 @@ pub struct SurfaceSettings {
     /// The depth at which the light has `absorption_color`, metres.
     pub absorption_depth: f32,
     pub environment: Environment,
+    /// Draw spray (particles with few neighbours) as white points.
+    pub spray: bool,
 }
 
 /// Allowed filter radii, particle spacings.
@@ -88,7 +96,7 @@ impl SurfaceSettings {
     /// Clear water in a sky, absorbing over a depth of a fifth of the domain's height.
     pub fn new(params: &SimParams) -> Self {
         let height = (params.domain_max[1] - params.domain_min[1]).max(1e-3);
-        Self { filter_radius: 3.0, absorption_color: [0.28, 0.62, 0.78], absorption_depth: height * 0.2, environment: Environment::Sky }
+        Self { filter_radius: 3.0, absorption_color: [0.28, 0.62, 0.78], absorption_depth: height * 0.2, environment: Environment::Sky, spray: true }
     }
 
     /// Beer–Lambert coefficients per metre.
@@ -125,7 +133,7 @@ pub struct SurfaceUniforms {
     pub thickness_unit: f32,
     pub refraction: f32,
     pub thickness_blur_px: f32,
-    pub _pad1: f32,
+    pub spray_density: f32,
 }
 
 const _: () = assert!(std::mem::size_of::<SurfaceUniforms>() == 368);
@@ -176,7 +184,7 @@ impl SurfaceUniforms {
             refraction: 0.6,
             // a particle and a half at the distance of the camera's target
             thickness_blur_px: (1.5 * spacing * proj.col(1).y * size[1] as f32 * 0.5 / camera_distance.max(1e-6)).clamp(1.0, 16.0),
-            _pad1: 0.0,
+            spray_density: if settings.spray { SPRAY_DENSITY_OVER_REST * params.rest_density } else { 0.0 },
         }
     }
 }
@@ -186,13 +194,15 @@ struct Targets {
     size: [u32; 2],
     depth_bits: wgpu::Buffer,
     thickness: wgpu::Buffer,
+    spray_bits: wgpu::Buffer,
     depth_smooth: wgpu::Buffer,
     background: wgpu::TextureView,
     background_depth: wgpu::TextureView,
     filter_x: wgpu::BindGroup,
     filter_y: wgpu::BindGroup,
     shade: wgpu::BindGroup,
-    /// The splat pass's bind group per particle buffer (at most the simulation's two).
+    /// The splat pass's bind group per particle set (at most the simulation's two), by its
+    /// position buffer.
     splat: Vec<(wgpu::Buffer, wgpu::BindGroup)>,
 }
 
@@ -336,6 +346,7 @@ impl SurfacePass {
                     },
                     count: None,
                 },
+                storage_read_entry(5),
             ],
         });
         Self {
@@ -365,6 +376,7 @@ impl SurfacePass {
         };
         let depth_bits = buffer("render.surface.depth_bits");
         let thickness = buffer("render.surface.thickness");
+        let spray_bits = buffer("render.surface.spray_bits");
         let across = buffer("render.surface.depth_across");
         let smooth = buffer("render.surface.depth_smooth");
         let thickness_across = buffer("render.surface.thickness_across");
@@ -410,9 +422,10 @@ impl SurfacePass {
                 wgpu::BindGroupEntry { binding: 2, resource: thickness_smooth.as_entire_binding() },
                 wgpu::BindGroupEntry { binding: 3, resource: wgpu::BindingResource::TextureView(&background) },
                 wgpu::BindGroupEntry { binding: 4, resource: wgpu::BindingResource::TextureView(&background_depth) },
+                wgpu::BindGroupEntry { binding: 5, resource: spray_bits.as_entire_binding() },
             ],
         });
-        Targets { size, depth_bits, thickness, depth_smooth: smooth, background, background_depth, filter_x, filter_y, shade, splat: Vec::new() }
+        Targets { size, depth_bits, thickness, spray_bits, depth_smooth: smooth, background, background_depth, filter_x, filter_y, shade, splat: Vec::new() }
     }
 
     /// Records the four passes: the background into the pass's own texture (`draw_background`
@@ -428,7 +441,7 @@ impl SurfacePass {
         target: &wgpu::TextureView,
         viewport: super::Viewport,
         uniforms: &SurfaceUniforms,
-        particles: Option<&wgpu::Buffer>,
+        particles: Option<&crate::sim::buffers::ParticleSet>,
         draw_background: impl FnOnce(&mut wgpu::RenderPass<'_>),
         timing: impl Fn(usize) -> Option<(&'t wgpu::QuerySet, Option<u32>, Option<u32>)>,
     ) {
@@ -441,14 +454,22 @@ impl SurfacePass {
             self.targets = Some(self.make_targets(device, size));
         }
         let t = self.targets.as_mut().expect("made above");
-        let splat_group = particles.map(|buffer| {
+        let splat_group = particles.map(|set| {
+            let buffer = &set.pos_mass;
             if let Some(k) = t.splat.iter().position(|(b, _)| b == buffer) {
                 return t.splat[k].1.clone();
             }
             let group = self.splat.bind(
                 device,
                 "render.surface.splat",
-                &[("surf", &self.uniforms), ("pos_mass", buffer), ("depth_bits", &t.depth_bits), ("thickness", &t.thickness)],
+                &[
+                    ("surf", &self.uniforms),
+                    ("pos_mass", buffer),
+                    ("vel_rho", &set.vel_rho),
+                    ("depth_bits", &t.depth_bits),
+                    ("thickness", &t.thickness),
+                    ("spray_bits", &t.spray_bits),
+                ],
             );
             if t.splat.len() >= 2 {
                 t.splat.remove(0);
@@ -495,6 +516,7 @@ impl SurfacePass {
         }
         encoder.clear_buffer(&t.depth_bits, 0, None);
         encoder.clear_buffer(&t.thickness, 0, None);
+        encoder.clear_buffer(&t.spray_bits, 0, None);
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(PASSES[1]), timestamp_writes: compute_writes(1) });
             if let Some(group) = &splat_group

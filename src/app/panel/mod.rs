@@ -11,7 +11,7 @@ pub mod legend;
 
 use crate::app::driver::{DiagSample, ProfileSample};
 use crate::app::render_timer;
-use crate::render::surface::{ABSORPTION_DEPTH, Environment, FILTER_RADIUS, SurfaceSettings};
+use crate::render::surface::{ABSORPTION_DEPTH, Environment, FILTER_RADIUS, SPRAY_DENSITY_OVER_REST, SurfaceSettings};
 use crate::render::{ColorMode, View, ViewSettings};
 use crate::scene::limits;
 use crate::sim::SimOptions;
@@ -441,6 +441,10 @@ fn surface_settings(ui: &mut egui::Ui, s: &mut SurfaceSettings) {
             ui.selectable_value(&mut s.environment, e, e.name());
         }
     });
+    ui.checkbox(&mut s.spray, "spray as white points").on_hover_text(format!(
+        "fluid particles with few neighbours (density below {:.0} % of ρ0)",
+        SPRAY_DENSITY_OVER_REST * 100.0
+    ));
 }
 
 /// Keyboard shortcuts (ignored while a value is being typed into the panel).
