@@ -184,15 +184,26 @@ fn the_surface_is_one_body_of_water_where_the_spheres_are_many_blobs() {
     assert!(changed * 50 > later.water.len(), "{changed} pixels changed between steps 500 and 700");
 }
 
+/// After a resize the view renders at the new size; the view's buffers and textures are made at
+/// the first frame and on a resize only, never per frame.
 #[test]
 fn after_a_resize_the_surface_renders_at_the_new_size() {
     let g = gpu();
     let mut renderer = Renderer::new(&g.device, rillet::offscreen::FORMAT);
     let sim = drop_after(0);
+    assert_eq!(renderer.surface_objects_made(), 0);
+    let mut made = 0;
     for size in [SIZE, (200, 150), (333, 177)] {
         let mut s = settings(&sim, View::Surface);
         s.camera = ViewSettings::new(sim.params(), size.0 as f32 / size.1 as f32).camera;
         let (frame, empty) = with_and_without(&mut renderer, &sim, &s, size);
+        // the new size's buffers and textures, and the particle buffer's bind group with them
+        assert_eq!(renderer.surface_objects_made(), made + 2, "{size:?}: made on the resize");
+        made = renderer.surface_objects_made();
+        for _ in 0..3 {
+            with_and_without(&mut renderer, &sim, &s, size);
+        }
+        assert_eq!(renderer.surface_objects_made(), made, "{size:?}: frames of the same size make nothing");
         assert_eq!((frame.width, frame.height), (size.0 as usize, size.1 as usize));
         let (depth_size, depth) = renderer.surface_depth(&g.device, &g.queue).unwrap();
         assert_eq!(depth_size, [size.0, size.1]);

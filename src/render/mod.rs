@@ -389,6 +389,11 @@ impl Renderer {
         }
     }
 
+    /// The surface view's count of GPU objects made ([`surface::SurfacePass::made`]).
+    pub fn surface_objects_made(&self) -> u64 {
+        self.surface.made()
+    }
+
     /// Testing: the surface view's smoothed depth of the last frame (see
     /// [`surface::SurfacePass::read_depth`]).
     pub fn surface_depth(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> Option<([u32; 2], Vec<f32>)> {

@@ -239,6 +239,9 @@ pub struct SurfacePass {
     color: wgpu::TextureFormat,
     max_dim: u32,
     targets: Option<Targets>,
+    /// GPU objects made so far: viewport-sized sets and splat bind groups (tests check that a
+    /// frame makes none).
+    made: u64,
 }
 
 /// surface_*.wgsl with its imports.
@@ -361,6 +364,7 @@ impl SurfacePass {
             color,
             max_dim: device.limits().max_compute_workgroups_per_dimension,
             targets: None,
+            made: 0,
         }
     }
 
@@ -452,6 +456,7 @@ impl SurfacePass {
         if self.targets.as_ref().is_none_or(|t| t.size != size) {
             self.targets = None; // the old ones go before the new ones are made
             self.targets = Some(self.make_targets(device, size));
+            self.made += 1;
         }
         let t = self.targets.as_mut().expect("made above");
         let splat_group = particles.map(|set| {
@@ -471,6 +476,7 @@ impl SurfacePass {
                     ("spray_bits", &t.spray_bits),
                 ],
             );
+            self.made += 1;
             if t.splat.len() >= 2 {
                 t.splat.remove(0);
             }
@@ -555,6 +561,12 @@ impl SurfacePass {
         pass.set_pipeline(&self.shade);
         pass.set_bind_group(0, &t.shade, &[]);
         pass.draw(0..3, 0..1);
+    }
+
+    /// How many times buffers, textures or bind groups were made: at the first frame, on a
+    /// new viewport size and for a new particle buffer, never on a frame like the last.
+    pub fn made(&self) -> u64 {
+        self.made
     }
 
     /// Testing: the smoothed depth of the last frame recorded (view depth per pixel of the
