@@ -49,7 +49,7 @@ pub fn bench_scene(n: u64) -> Scene {
     };
     scene.name = format!("benchmark, {} fluid particles requested", n);
     scene.domain = Aabb { min: [0.0; 3], max: domain };
-    scene.fluid = vec![Aabb { min: [0.0; 3], max: block }];
+    scene.fluid = vec![crate::scene::Fluid::from_block(Aabb { min: [0.0; 3], max: block })];
     scene
 }
 

@@ -390,15 +390,16 @@ pub fn check_gauges(scene: &Scene, gauges: &[f32]) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Index ranges of the fluid particles of each block (fluid is created block by block).
+/// Index ranges of the fluid particles of each fluid entry (fluid is created entry by entry).
 pub fn block_ranges(scene: &Scene) -> Vec<std::ops::Range<usize>> {
     let s = scene.physics.spacing;
     let mut start = 0;
-    scene
-        .fluid
-        .iter()
-        .map(|b| {
-            let n: usize = (0..3).map(|a| crate::scene::lattice::lattice_count(b.min[a], b.max[a], s) as usize).product();
+    (0..scene.fluid.len())
+        .map(|i| {
+            let n: usize = match scene.fluid[i].block() {
+                Some(b) => (0..3).map(|a| crate::scene::lattice::lattice_count(b.min[a], b.max[a], s) as usize).product(),
+                None => scene.mesh_fluid(i).len(),
+            };
             start += n;
             start - n..start
         })
@@ -542,7 +543,12 @@ pub fn run_scene(
         gravity: params.gravity,
         domain_min: params.domain_min,
         domain_max: params.domain_max,
-        fluid_blocks: scene.fluid.iter().map(|b| (b.min, b.max)).collect(),
+        fluid_blocks: (0..scene.fluid.len())
+            .map(|i| {
+                let (lo, hi) = scene.fluid_shape(i).bounds();
+                (lo.as_vec3().to_array(), hi.as_vec3().to_array())
+            })
+            .collect(),
         velocities: cfg.velocities.clone(),
         gauges: cfg.gauges.clone(),
         steps: cfg.steps,

@@ -3,7 +3,7 @@
 
 use rillet::physics::cubic_w;
 use rillet::reference::*;
-use rillet::scene::{Aabb, GridSettings, Physics, Pressure, Scene, Walls, setup};
+use rillet::scene::{Aabb, Fluid, GridSettings, Physics, Pressure, Scene, Walls, setup};
 use rillet::sim::InitialState;
 use std::time::Instant;
 
@@ -11,12 +11,16 @@ fn scene(domain: [[f32; 3]; 2], fluid: [[f32; 3]; 2], spacing: f32, pressure: Pr
     let s = Scene {
         name: "reference test".into(),
         domain: Aabb { min: domain[0], max: domain[1] },
-        fluid: vec![Aabb { min: fluid[0], max: fluid[1] }],
+        fluid: vec![Fluid::from_block(Aabb { min: fluid[0], max: fluid[1] })],
         physics: Physics { spacing, pressure, gravity, dt, ..Physics::default() },
         grid: GridSettings::default(),
         walls: Walls::default(),
+        solids: Vec::new(),
+        probes: Default::default(),
+        meshes: Default::default(),
     };
     s.validate("reference test").expect("test scene is valid");
+    s.validate_count("reference test").expect("test scene is valid");
     s
 }
 

@@ -9,16 +9,25 @@ pub fn lattice_count(lo: f32, hi: f32, s: f32) -> u32 {
     (((hi - lo) / s) as f64 + 1e-4).floor().max(0.0) as u32
 }
 
-/// Particle counts of a scene without building it: (fluid, boundary).
+/// Particle counts of a scene without building it: (fluid, boundary). Exact for boxes of fluid
+/// and the tank's walls; a mesh of fluid and a solid count the lattice points of their bounding
+/// boxes (an upper bound).
 pub fn count_particles(scene: &Scene) -> (u64, u64) {
     let s = scene.physics.spacing;
-    let fluid = scene.fluid.iter().map(|b| (0..3).map(|a| lattice_count(b.min[a], b.max[a], s) as u64).product::<u64>()).sum();
+    let bound = |(lo, hi): (glam::DVec3, glam::DVec3)| (0..3).map(|a| lattice_count(lo[a] as f32, hi[a] as f32, s) as u64 + 1).product::<u64>();
+    let fluid = (0..scene.fluid.len())
+        .map(|i| match scene.fluid[i].block() {
+            Some(b) => (0..3).map(|a| lattice_count(b.min[a], b.max[a], s) as u64).product::<u64>(),
+            None => bound(scene.fluid_shape(i).bounds()),
+        })
+        .sum();
+    let solids: u64 = (0..scene.solids.len()).map(|i| bound(scene.solid_shape(i).bounds())).sum();
     let (lo, hi, _) = wall_box(scene);
     let n = |a: usize| lattice_count(lo[a], hi[a], s) as u64;
     let inner = |a: usize| lattice_count(scene.domain.min[a], scene.domain.max[a], s) as u64;
     let outer_total = n(0) * n(1) * n(2);
     let inner_total = inner(0) * inner(1) * inner(2);
-    (fluid, outer_total - inner_total)
+    (fluid, outer_total - inner_total + solids)
 }
 
 /// The box of wall particle centres' lattice: the domain grown by the wall thickness.

@@ -130,6 +130,15 @@ pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
     Ok((parse_within(w, &IMAGE_SIDE)?, parse_within(h, &IMAGE_SIDE)?))
 }
 
+/// Most solids in a scene.
+pub const MAX_SOLIDS: usize = 256;
+
+/// A mesh's scale factor.
+pub const MESH_SCALE: Limit<f32> = Limit::closed(1e-6, 1e6, "");
+
+/// Rotation angles, degrees.
+pub const ROTATION: Limit<f32> = Limit::closed(-360.0, 360.0, "degrees");
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,13 +2,15 @@
 //! that name the file, the field and the allowed range ([`validate`]), the particle lattice
 //! ([`lattice`]) and the initial state a simulation starts from ([`setup`]).
 
+pub mod bodies;
+pub mod geometry;
 pub mod lattice;
 pub mod limits;
 pub mod schema;
 pub mod setup;
 pub mod validate;
 
-pub use schema::{Aabb, GridSettings, Physics, Pressure, Scene, Walls};
+pub use schema::{Aabb, Fluid, GridSettings, Meshes, Physics, Pressure, Probes, Scene, Solid, Walls};
 pub use validate::MAX_PARTICLES;
 
 /// The default scene, embedded in the binary.
@@ -28,6 +30,9 @@ pub enum SceneError {
     /// The text is not a scene: a RON syntax error, an unknown or missing field, a wrong type.
     #[error("{file}:{line}:{column}: {message}")]
     Syntax { file: String, line: usize, column: usize, message: String },
+    /// A mesh an entry names cannot be read or used.
+    #[error("{file}: {field} = \"{path}\": {message}")]
+    Mesh { file: String, field: String, path: String, message: String },
     /// A value outside its allowed range (or blocks that overlap, or too many particles).
     #[error("{file}: {field} = {value} is out of range: allowed {allowed}")]
     Invalid { file: String, field: String, value: String, allowed: String },
@@ -54,7 +59,11 @@ impl Scene {
             column: e.span.start.col,
             message: syntax_message(&e.code),
         })?;
+        let mut scene = scene;
         scene.validate(file)?;
+        scene.load_meshes(file)?;
+        scene.validate_bodies(file)?;
+        scene.validate_count(file)?;
         Ok(scene)
     }
 
@@ -309,7 +318,7 @@ mod tests {
         let scene = Scene::parse(MINIMAL, "t.ron").unwrap();
         assert_eq!(scene.name, "");
         assert_eq!(scene.domain, Aabb { min: [0.0; 3], max: [1.0; 3] });
-        assert_eq!(scene.fluid, vec![Aabb { min: [0.0; 3], max: [0.2; 3] }]);
+        assert_eq!(scene.fluid, vec![Fluid::from_block(Aabb { min: [0.0; 3], max: [0.2; 3] })]);
         assert_eq!(scene.physics, Physics::default());
         assert_eq!(scene.grid, GridSettings::default());
         assert_eq!(scene.walls, Walls::default());

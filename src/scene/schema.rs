@@ -66,6 +66,101 @@ pub struct Walls {
     pub layers: u32,
 }
 
+/// A body of fluid: a box (`min`, `max`) or a closed mesh (`mesh`, placed by `scale`,
+/// `rotation` and `translation`) filled on the lattice, with an initial velocity.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Fluid {
+    /// Lower corner of a box of fluid (m).
+    #[serde(default)]
+    pub min: Option<[f32; 3]>,
+    /// Upper corner of a box of fluid (m).
+    #[serde(default)]
+    pub max: Option<[f32; 3]>,
+    /// A closed OBJ or STL mesh to fill, its path relative to the scene file.
+    #[serde(default)]
+    pub mesh: Option<String>,
+    /// The mesh's scale factor (its units to metres).
+    #[serde(default = "one")]
+    pub scale: f32,
+    /// The mesh's rotation in degrees about x, then y, then z.
+    #[serde(default)]
+    pub rotation: [f32; 3],
+    /// Where the mesh's origin goes (m).
+    #[serde(default)]
+    pub translation: [f32; 3],
+    /// Initial velocity (m/s).
+    #[serde(default)]
+    pub velocity: [f32; 3],
+}
+
+fn one() -> f32 {
+    1.0
+}
+
+impl Fluid {
+    /// The box, for a box entry.
+    pub fn block(&self) -> Option<Aabb> {
+        match (self.min, self.max, &self.mesh) {
+            (Some(min), Some(max), None) => Some(Aabb { min, max }),
+            _ => None,
+        }
+    }
+
+    /// A box entry at rest.
+    pub fn from_block(b: Aabb) -> Self {
+        Fluid { min: Some(b.min), max: Some(b.max), mesh: None, scale: 1.0, rotation: [0.0; 3], translation: [0.0; 3], velocity: [0.0; 3] }
+    }
+}
+
+/// A static solid in the domain: its shell of boundary particles is handled like the tank's
+/// walls. Rotations are in degrees about x, then y, then z; a cylinder's axis is y before its
+/// rotation.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum Solid {
+    Box {
+        center: [f32; 3],
+        size: [f32; 3],
+        #[serde(default)]
+        rotation: [f32; 3],
+    },
+    Sphere {
+        center: [f32; 3],
+        radius: f32,
+    },
+    Cylinder {
+        center: [f32; 3],
+        radius: f32,
+        height: f32,
+        #[serde(default)]
+        rotation: [f32; 3],
+    },
+    /// A closed OBJ or STL mesh, its path relative to the scene file.
+    Mesh {
+        path: String,
+        #[serde(default = "one")]
+        scale: f32,
+        #[serde(default)]
+        rotation: [f32; 3],
+        #[serde(default)]
+        translation: [f32; 3],
+    },
+}
+
+/// Measurements `rillet run` records (the same as its flags; a flag given adds to these).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Probes {
+    /// Water-height gauges across the whole depth: x positions (m).
+    pub gauges: Vec<f32>,
+    /// Water-height gauges at a point of the floor: (x, z) positions (m), each a column of
+    /// 2h × 2h.
+    pub point_gauges: Vec<[f32; 2]>,
+    /// Probe every this many steps (0: `rillet run`'s `--every`, or about 500 probes).
+    pub every: u64,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Scene {
@@ -73,14 +168,33 @@ pub struct Scene {
     pub name: String,
     /// The container: fluid stays inside; walls of boundary particles line its faces outside.
     pub domain: Aabb,
-    /// Blocks filled with fluid particles on a cubic lattice of `physics.spacing`.
-    pub fluid: Vec<Aabb>,
+    /// Bodies of fluid, filled with particles on a cubic lattice of `physics.spacing`.
+    pub fluid: Vec<Fluid>,
+    /// Static solids inside the domain.
+    #[serde(default)]
+    pub solids: Vec<Solid>,
+    /// Measurements the scene carries.
+    #[serde(default)]
+    pub probes: Probes,
     #[serde(default)]
     pub physics: Physics,
     #[serde(default)]
     pub grid: GridSettings,
     #[serde(default)]
     pub walls: Walls,
+    /// The meshes the entries name, read and placed when the scene is loaded.
+    #[serde(skip)]
+    pub meshes: Meshes,
+}
+
+/// The meshes of a scene's entries, in scene coordinates: by fluid entry and by solid (None for
+/// the entries that are no mesh).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Meshes {
+    pub fluid: Vec<Option<std::sync::Arc<super::geometry::TriMesh>>>,
+    pub solids: Vec<Option<std::sync::Arc<super::geometry::TriMesh>>>,
+    /// Every mesh file read, for watching.
+    pub files: Vec<std::path::PathBuf>,
 }
 
 impl Default for Physics {

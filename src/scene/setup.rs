@@ -67,7 +67,7 @@ pub fn resolve_pressure(scene: &Scene) -> (f32, f32) {
         Pressure::SpeedOfSound(c) => c as f64,
         Pressure::Stiffness(b) => (gamma * b as f64 / rho0).sqrt(),
         Pressure::Auto => {
-            let top = scene.fluid.iter().map(|b| b.max[1]).fold(f32::MIN, f32::max);
+            let top = (0..scene.fluid.len()).map(|i| scene.fluid_shape(i).bounds().1.y as f32).fold(f32::MIN, f32::max);
             let height = ((top - scene.domain.min[1]) as f64).max(p.spacing as f64);
             let g = Vec3::from(p.gravity).length().max(1e-3) as f64;
             10.0 * (2.0 * g * height).sqrt()
@@ -101,16 +101,23 @@ pub fn build(scene: &Scene) -> InitialState {
     let mass = (p.rest_density as f64 / lattice_sum) as f32;
 
     let mut pos_mass = Vec::new();
-    for block in &scene.fluid {
-        let n = [0, 1, 2].map(|a| lattice_count(block.min[a], block.max[a], s));
-        for k in 0..n[2] {
-            for j in 0..n[1] {
-                for i in 0..n[0] {
-                    let x = Vec3::from(block.min) + (Vec3::new(i as f32, j as f32, k as f32) + 0.5) * s;
-                    pos_mass.push([x.x, x.y, x.z, mass]);
+    let mut vel_rho = Vec::new();
+    for (e, fluid) in scene.fluid.iter().enumerate() {
+        let [vx, vy, vz] = fluid.velocity;
+        if let Some(block) = fluid.block() {
+            let n = [0, 1, 2].map(|a| lattice_count(block.min[a], block.max[a], s));
+            for k in 0..n[2] {
+                for j in 0..n[1] {
+                    for i in 0..n[0] {
+                        let x = Vec3::from(block.min) + (Vec3::new(i as f32, j as f32, k as f32) + 0.5) * s;
+                        pos_mass.push([x.x, x.y, x.z, mass]);
+                    }
                 }
             }
+        } else {
+            pos_mass.extend(scene.mesh_fluid(e).into_iter().map(|x| [x.x as f32, x.y as f32, x.z as f32, mass]));
         }
+        vel_rho.resize(pos_mass.len(), [vx, vy, vz, p.rest_density]);
     }
     let n_fluid = pos_mass.len() as u32;
 
@@ -131,9 +138,22 @@ pub fn build(scene: &Scene) -> InitialState {
             }
         }
     }
+    // solids: their shells on the same lattice (anchored at the domain's corner, like the walls'
+    // continuation), each lattice point once where solids overlap
+    let anchor = dmin.as_dvec3();
+    let mut taken = std::collections::HashSet::new();
+    for i in 0..scene.solids.len() {
+        for x in scene.solid_shell(i) {
+            let key = ((x - anchor) / sd - 0.5).round().as_i64vec3();
+            if taken.insert((key.x, key.y, key.z)) {
+                walls.push(x);
+            }
+        }
+    }
     // Walls at least as thick as the support radius continue the fluid lattice on the other
     // side of every face (edges and corners filled), so a wall particle stands for exactly one
-    // lattice site: ψ = m gives a fluid particle at the wall the rest density it has inside.
+    // lattice site: ψ = m gives a fluid particle at the wall the rest density it has inside. A
+    // solid's shell, as thick as the walls, continues the lattice inside the solid the same way.
     // Thinner walls miss part of the support; there Akinci's ψ = ρ0 / Σ_k W_bk weighs them up.
     let psi = if scene.walls.layers as f32 * s >= h - 1e-6 * s {
         vec![mass as f64; walls.len()]
@@ -143,7 +163,7 @@ pub fn build(scene: &Scene) -> InitialState {
     for (x, psi) in walls.iter().zip(psi) {
         pos_mass.push([x.x as f32, x.y as f32, x.z as f32, -(psi as f32)]);
     }
-    let vel_rho = vec![[0.0, 0.0, 0.0, p.rest_density]; pos_mass.len()];
+    vel_rho.resize(pos_mass.len(), [0.0, 0.0, 0.0, p.rest_density]);
 
     let params = SimParams {
         domain_min: scene.domain.min,

@@ -4,7 +4,7 @@
 use super::SceneError;
 use super::lattice::{count_particles, lattice_count};
 use super::limits::{self, Limit};
-use super::schema::{Aabb, Pressure, Scene};
+use super::schema::{Aabb, Pressure, Scene, Solid};
 use crate::physics::SUPPORT_OVER_SPACING;
 
 /// Hard cap on the particle count of a scene (fluid + boundary); device limits are checked
@@ -35,11 +35,34 @@ impl Scene {
             v.finite(&format!("domain.min[{a}]"), self.domain.min[a], "m")?;
             v.finite(&format!("domain.max[{a}]"), self.domain.max[a], "m")?;
         }
-        for (i, b) in self.fluid.iter().enumerate() {
+        if self.solids.len() > limits::MAX_SOLIDS {
+            return Err(v.invalid("solids", format!("{} solids", self.solids.len()), &format!("at most {} solids", limits::MAX_SOLIDS)));
+        }
+        for (i, f) in self.fluid.iter().enumerate() {
             for a in 0..3 {
-                v.finite(&format!("fluid[{i}].min[{a}]"), b.min[a], "m")?;
-                v.finite(&format!("fluid[{i}].max[{a}]"), b.max[a], "m")?;
+                if let Some(min) = f.min {
+                    v.finite(&format!("fluid[{i}].min[{a}]"), min[a], "m")?;
+                }
+                if let Some(max) = f.max {
+                    v.finite(&format!("fluid[{i}].max[{a}]"), max[a], "m")?;
+                }
+                v.finite(&format!("fluid[{i}].velocity[{a}]"), f.velocity[a], "m/s")?;
+                v.finite(&format!("fluid[{i}].rotation[{a}]"), f.rotation[a], "degrees")?;
+                v.finite(&format!("fluid[{i}].translation[{a}]"), f.translation[a], "m")?;
             }
+            v.finite(&format!("fluid[{i}].scale"), f.scale, "")?;
+        }
+        for (i, solid) in self.solids.iter().enumerate() {
+            for (name, value) in solid_numbers(solid) {
+                v.finite(&format!("solids[{i}].{name}"), value, "")?;
+            }
+        }
+        for (k, g) in self.probes.gauges.iter().enumerate() {
+            v.finite(&format!("probes.gauges[{k}]"), *g, "m")?;
+        }
+        for (k, g) in self.probes.point_gauges.iter().enumerate() {
+            v.finite(&format!("probes.point_gauges[{k}][0]"), g[0], "m")?;
+            v.finite(&format!("probes.point_gauges[{k}][1]"), g[1], "m")?;
         }
         v.finite("physics.spacing", p.spacing, "m")?;
         v.finite("physics.rest_density", p.rest_density, "kg/m³")?;
@@ -93,11 +116,38 @@ impl Scene {
             v.check(&format!("domain.max[{a}]"), dmax[a], ok, &allowed)?;
         }
 
-        // fluid blocks
+        // fluid entries: a box or a mesh
         if self.fluid.is_empty() {
             return Err(v.invalid("fluid", "[]", "at least one block"));
         }
-        for (i, b) in self.fluid.iter().enumerate() {
+        let mut blocks = Vec::new();
+        let mut block_index = Vec::new();
+        for (i, f) in self.fluid.iter().enumerate() {
+            let kind = "either a box (min and max) or a mesh (mesh, with scale, rotation, translation)";
+            match (f.min, f.max, &f.mesh) {
+                (Some(_), Some(_), None) => {}
+                (None, None, Some(_)) => {}
+                (_, _, Some(_)) => return Err(v.invalid(&format!("fluid[{i}]"), "a box and a mesh", kind)),
+                _ => return Err(v.invalid(&format!("fluid[{i}]"), "neither a complete box nor a mesh", kind)),
+            }
+            if f.mesh.is_some() {
+                v.limit(&format!("fluid[{i}].scale"), f.scale, &limits::MESH_SCALE)?;
+            } else if f.scale != 1.0 || f.rotation != [0.0; 3] || f.translation != [0.0; 3] {
+                return Err(v.invalid(&format!("fluid[{i}]"), "a box with scale, rotation or translation", "those only with a mesh"));
+            }
+            for a in 0..3 {
+                v.limit(&format!("fluid[{i}].rotation[{a}]"), f.rotation[a], &limits::ROTATION)?;
+            }
+            let speed = glam::Vec3::from(f.velocity).length();
+            let (c, _) = super::setup::resolve_pressure(self);
+            if speed >= 0.5 * c {
+                return Err(v.invalid(
+                    &format!("fluid[{i}].velocity"),
+                    vec3(f.velocity),
+                    &format!("a speed below half the speed of sound, {:.4} m/s (c = {c:.4} m/s): weak compressibility holds only well below it", 0.5 * c),
+                ));
+            }
+            let Some(b) = f.block() else { continue };
             for a in 0..3 {
                 let (lo, hi) = (dmin[a] - INSIDE_TOLERANCE, dmax[a] + INSIDE_TOLERANCE);
                 let inside = format!("[{}, {}] m (inside domain.min[{a}]..domain.max[{a}])", dmin[a], dmax[a]);
@@ -109,23 +159,83 @@ impl Scene {
             if (0..3).any(|a| lattice_count(b.min[a], b.max[a], s) == 0) {
                 return Err(v.invalid(
                     &format!("fluid[{i}]"),
-                    block(b),
+                    block(&b),
                     &format!("a block at least one physics.spacing ({s} m) long along every axis"),
                 ));
             }
+            blocks.push(b);
+            block_index.push(i);
         }
-        if let Some((i, j)) = first_overlap(&self.fluid) {
-            let (b, c) = (&self.fluid[i], &self.fluid[j]);
+        if let Some((i, j)) = first_overlap(&blocks) {
+            let (b, c) = (&blocks[i], &blocks[j]);
             return Err(v.invalid(
-                &format!("fluid[{i}]"),
+                &format!("fluid[{}]", block_index[i]),
                 block(b),
-                &format!("no overlap with fluid[{j}] = {} (blocks may touch)", block(c)),
+                &format!("no overlap with fluid[{}] = {} (blocks may touch)", block_index[j], block(c)),
             ));
         }
 
+        // solids: sizes (the rest is checked on their shapes, after the meshes are read)
+        let thinnest = 2.0 * s;
+        for (i, solid) in self.solids.iter().enumerate() {
+            let field = |name: &str| format!("solids[{i}].{name}");
+            let thick = format!("≥ {thinnest} m (two spacings: a solid's shell must cover its surface)");
+            match solid {
+                Solid::Box { size, rotation, .. } => {
+                    for a in 0..3 {
+                        v.check(&field(&format!("size[{a}]")), size[a], size[a] >= thinnest && size[a] <= 10000.0, &format!("{thick}, at most 10000 m"))?;
+                        v.limit(&field(&format!("rotation[{a}]")), rotation[a], &limits::ROTATION)?;
+                    }
+                }
+                Solid::Sphere { radius, .. } => {
+                    v.check(&field("radius"), radius, *radius >= s && *radius <= 5000.0, &format!("≥ {s} m (a diameter of two spacings), at most 5000 m"))?;
+                }
+                Solid::Cylinder { radius, height, rotation, .. } => {
+                    v.check(&field("radius"), radius, *radius >= s && *radius <= 5000.0, &format!("≥ {s} m (a diameter of two spacings), at most 5000 m"))?;
+                    v.check(&field("height"), height, *height >= thinnest && *height <= 10000.0, &format!("{thick}, at most 10000 m"))?;
+                    for (a, r) in rotation.iter().enumerate() {
+                        v.limit(&field(&format!("rotation[{a}]")), *r, &limits::ROTATION)?;
+                    }
+                }
+                Solid::Mesh { scale, rotation, .. } => {
+                    v.limit(&field("scale"), *scale, &limits::MESH_SCALE)?;
+                    for (a, r) in rotation.iter().enumerate() {
+                        v.limit(&field(&format!("rotation[{a}]")), *r, &limits::ROTATION)?;
+                    }
+                }
+            }
+        }
+
+        // probes
+        for (k, g) in self.probes.gauges.iter().enumerate() {
+            let inside = format!("[{}, {}] m (the domain along x)", dmin[0], dmax[0]);
+            v.check(&format!("probes.gauges[{k}]"), g, *g >= dmin[0] && *g <= dmax[0], &inside)?;
+        }
+        for (k, g) in self.probes.point_gauges.iter().enumerate() {
+            let inside = format!("x in [{}, {}] m and z in [{}, {}] m (the domain's floor)", dmin[0], dmax[0], dmin[2], dmax[2]);
+            let ok = g[0] >= dmin[0] && g[0] <= dmax[0] && g[1] >= dmin[2] && g[1] <= dmax[2];
+            v.check(&format!("probes.point_gauges[{k}]"), format!("({}, {})", g[0], g[1]), ok, &inside)?;
+        }
+        v.check("probes.every", self.probes.every, self.probes.every <= 1_000_000_000, "at most 10⁹ steps")?;
+        Ok(())
+    }
+
+    /// The particle count and what 32-bit floats carry (after the meshes are read: a mesh
+    /// entry counts the lattice points of its bounding box, an upper bound).
+    pub fn validate_count(&self, file: &str) -> Result<(), SceneError> {
+        let v = Validator { file };
+        let p = &self.physics;
+        let s = p.spacing;
+        let layers = self.walls.layers;
+        let (dmin, dmax) = (self.domain.min, self.domain.max);
         // particle count, first in u128 so that count_particles (u64) cannot overflow
         let n = |lo: f32, hi: f32| lattice_count(lo, hi, s) as u128;
-        let fluid: u128 = self.fluid.iter().map(|b| (0..3).map(|a| n(b.min[a], b.max[a])).product::<u128>()).sum();
+        let fluid: u128 = (0..self.fluid.len())
+            .map(|i| {
+                let (lo, hi) = self.fluid_shape(i).bounds();
+                (0..3).map(|a| n(lo[a] as f32, hi[a] as f32) + 1).product::<u128>()
+            })
+            .sum();
         let t = layers as f32 * s;
         let outer: u128 = (0..3).map(|a| n(dmin[a] - t, dmax[a] + t)).product();
         let inner: u128 = (0..3).map(|a| n(dmin[a], dmax[a])).product();
@@ -230,6 +340,35 @@ fn first_overlap(blocks: &[Aabb]) -> Option<(usize, usize)> {
         }
     }
     best
+}
+
+/// The numbers of a solid entry, by field name.
+fn solid_numbers(solid: &Solid) -> Vec<(String, f32)> {
+    let mut out = Vec::new();
+    let mut v3 = |name: &str, v: [f32; 3]| out.extend((0..3).map(|a| (format!("{name}[{a}]"), v[a])));
+    match solid {
+        Solid::Box { center, size, rotation } => {
+            v3("center", *center);
+            v3("size", *size);
+            v3("rotation", *rotation);
+        }
+        Solid::Sphere { center, radius } => {
+            v3("center", *center);
+            out.push(("radius".into(), *radius));
+        }
+        Solid::Cylinder { center, radius, height, rotation } => {
+            v3("center", *center);
+            v3("rotation", *rotation);
+            out.push(("radius".into(), *radius));
+            out.push(("height".into(), *height));
+        }
+        Solid::Mesh { scale, rotation, translation, .. } => {
+            v3("rotation", *rotation);
+            v3("translation", *translation);
+            out.push(("scale".into(), *scale));
+        }
+    }
+    out
 }
 
 /// `(x, y, z)..(x, y, z)`, a block in messages.

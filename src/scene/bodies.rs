@@ -1,0 +1,209 @@
+//! A scene's fluid bodies and solids as shapes ([`super::geometry::Shape`]): the meshes they
+//! name read when the scene is loaded (paths relative to the scene file), and the checks that
+//! need the shapes — meshes closed, everything inside the domain, no fluid inside a solid, a
+//! shell with no gaps — each error naming the file and the entry.
+
+use super::SceneError;
+use super::geometry::{self, Lattice, Placement, Primitive, Shape, TriMesh};
+use super::schema::{Scene, Solid};
+use glam::{DVec3, Vec3};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Slack when checking that shapes lie inside the domain, in metres.
+const INSIDE_TOLERANCE: f64 = 1e-5;
+
+/// A surface point of a solid must have a shell particle within this many spacings (a shell
+/// particle's sphere of radius s/2 then leaves no uncovered spot wider than 1.5 spacings).
+pub const COVERAGE_SPACINGS: f64 = 1.25;
+
+impl Scene {
+    /// Reads the meshes the fluid and solid entries name (relative to the directory of `file`)
+    /// and places them.
+    pub fn load_meshes(&mut self, file: &str) -> Result<(), SceneError> {
+        let base = Path::new(file).parent().map(Path::to_path_buf).unwrap_or_default();
+        let mut files = Vec::new();
+        let mut load = |field: String, path: &str, scale: f32, rotation: [f32; 3], translation: [f32; 3]| {
+            let full = base.join(path);
+            let mesh = TriMesh::load(&full).map_err(|e| mesh_error(file, &field, path, e.to_string()))?;
+            files.push(full);
+            Ok::<_, SceneError>(Some(Arc::new(mesh.placed(&Placement::new(scale, rotation, translation)))))
+        };
+        let mut fluid = Vec::with_capacity(self.fluid.len());
+        for (i, f) in self.fluid.iter().enumerate() {
+            fluid.push(match &f.mesh {
+                Some(path) => load(format!("fluid[{i}].mesh"), path, f.scale, f.rotation, f.translation)?,
+                None => None,
+            });
+        }
+        let mut solids = Vec::with_capacity(self.solids.len());
+        for (i, s) in self.solids.iter().enumerate() {
+            solids.push(match s {
+                Solid::Mesh { path, scale, rotation, translation } => load(format!("solids[{i}].path"), path, *scale, *rotation, *translation)?,
+                _ => None,
+            });
+        }
+        self.meshes = super::schema::Meshes { fluid, solids, files: dedup(files) };
+        Ok(())
+    }
+
+    /// Fluid entry `i` as a shape.
+    pub fn fluid_shape(&self, i: usize) -> Shape {
+        let f = &self.fluid[i];
+        match (f.block(), self.meshes.fluid.get(i).cloned().flatten()) {
+            (Some(b), _) => Shape::Block(Vec3::from(b.min).as_dvec3(), Vec3::from(b.max).as_dvec3()),
+            (None, Some(m)) => Shape::Mesh(m),
+            (None, None) => panic!("fluid[{i}]: a mesh entry whose mesh was not loaded (Scene::parse loads them)"),
+        }
+    }
+
+    /// Solid `i` as a shape.
+    pub fn solid_shape(&self, i: usize) -> Shape {
+        let v = |a: [f32; 3]| Vec3::from(a).as_dvec3();
+        match &self.solids[i] {
+            Solid::Box { center, size, rotation } => {
+                Shape::Primitive(Primitive::Box { half: v(*size) * 0.5 }, Placement::new(1.0, *rotation, *center))
+            }
+            Solid::Sphere { center, radius } => Shape::Primitive(Primitive::Sphere { radius: *radius as f64 }, Placement::new(1.0, [0.0; 3], *center)),
+            Solid::Cylinder { center, radius, height, rotation } => Shape::Primitive(
+                Primitive::Cylinder { radius: *radius as f64, half_height: *height as f64 * 0.5 },
+                Placement::new(1.0, *rotation, *center),
+            ),
+            Solid::Mesh { .. } => match self.meshes.solids.get(i).cloned().flatten() {
+                Some(m) => Shape::Mesh(m),
+                None => panic!("solids[{i}]: a mesh whose file was not loaded (Scene::parse loads them)"),
+            },
+        }
+    }
+
+    /// The lattice every solid's shell and every mesh of fluid is sampled on: anchored at the
+    /// domain's lower corner, so that it continues the tank walls' lattice.
+    pub fn lattice_over(&self, lo: DVec3, hi: DVec3) -> Lattice {
+        Lattice::covering(Vec3::from(self.domain.min).as_dvec3(), self.physics.spacing as f64, lo, hi)
+    }
+
+    /// Thickness of a solid's shell: the tank walls' (`walls.layers` spacings).
+    pub fn shell_thickness(&self) -> f64 {
+        self.walls.layers as f64 * self.physics.spacing as f64
+    }
+
+    /// The boundary particles of solid `i`: the lattice points inside it less than the shell
+    /// thickness deep.
+    pub fn solid_shell(&self, i: usize) -> Vec<DVec3> {
+        let shape = self.solid_shape(i);
+        let (lo, hi) = shape.bounds();
+        shape.shell(&self.lattice_over(lo, hi), self.shell_thickness())
+    }
+
+    /// The fluid particles of a mesh entry: the lattice points inside it.
+    pub fn mesh_fluid(&self, i: usize) -> Vec<DVec3> {
+        let shape = self.fluid_shape(i);
+        let (lo, hi) = shape.bounds();
+        let lattice = self.lattice_over(lo, hi);
+        let inside = shape.inside(&lattice);
+        let [n0, n1, _] = lattice.n;
+        inside.iter().enumerate().filter(|(_, i)| **i).map(|(idx, _)| lattice.point(idx % n0, (idx / n0) % n1, idx / (n0 * n1))).collect()
+    }
+
+    /// The checks that need the shapes (after [`Scene::load_meshes`]).
+    pub fn validate_bodies(&self, file: &str) -> Result<(), SceneError> {
+        let invalid = |field: String, value: String, allowed: String| SceneError::Invalid { file: file.to_owned(), field, value, allowed };
+        let s = self.physics.spacing as f64;
+        let dmin = Vec3::from(self.domain.min).as_dvec3();
+        let dmax = Vec3::from(self.domain.max).as_dvec3();
+        let inside_domain = |lo: DVec3, hi: DVec3| {
+            lo.cmpge(dmin - INSIDE_TOLERANCE).all() && hi.cmple(dmax + INSIDE_TOLERANCE).all()
+        };
+        let text = |v: DVec3| format!("({:.4}, {:.4}, {:.4})", v.x, v.y, v.z);
+        let domain = format!("inside the domain {}..{}", text(dmin), text(dmax));
+        // meshes of fluid: closed, inside the domain, not empty
+        for (i, m) in self.meshes.fluid.iter().enumerate() {
+            let Some(m) = m else { continue };
+            let path = self.fluid[i].mesh.clone().unwrap_or_default();
+            m.check_closed().map_err(|e| mesh_error(file, &format!("fluid[{i}].mesh"), &path, format!("{e}: only a closed mesh can be filled")))?;
+            let (lo, hi) = m.bounds();
+            if !inside_domain(lo, hi) {
+                return Err(invalid(format!("fluid[{i}]"), format!("a mesh spanning {}..{}", text(lo), text(hi)), domain.clone()));
+            }
+            if self.mesh_fluid(i).is_empty() {
+                return Err(invalid(
+                    format!("fluid[{i}]"),
+                    format!("a mesh of volume {:.3e} m³", m.volume()),
+                    format!("a mesh holding at least one lattice point of spacing {s} m"),
+                ));
+            }
+        }
+        // solids
+        for i in 0..self.solids.len() {
+            let shape = self.solid_shape(i);
+            if let (Solid::Mesh { path, .. }, Shape::Mesh(m)) = (&self.solids[i], &shape) {
+                m.check_closed().map_err(|e| mesh_error(file, &format!("solids[{i}].path"), path, format!("{e}: a solid's mesh must be closed")))?;
+            }
+            let (lo, hi) = shape.bounds();
+            if !inside_domain(lo, hi) {
+                return Err(invalid(format!("solids[{i}]"), format!("a solid spanning {}..{}", text(lo), text(hi)), domain.clone()));
+            }
+            // the shell must cover the whole surface: a part thinner than the lattice holds
+            // would let fluid through
+            let shell = self.solid_shell(i);
+            let surface = match &shape {
+                Shape::Mesh(m) => (**m).clone(),
+                Shape::Primitive(p, place) => geometry::primitive_mesh(p, place, 48),
+                Shape::Block(..) => unreachable!("solids are no blocks"),
+            };
+            if let Some((at, d)) = geometry::coverage_gap(&surface, &shell, 0.5 * s, COVERAGE_SPACINGS * s) {
+                return Err(invalid(
+                    format!("solids[{i}]"),
+                    format!("a solid whose surface at {} is {:.2} spacings from its nearest boundary particle", text(at), d / s),
+                    format!(
+                        "a solid at least about two spacings ({} m) thick everywhere, so its shell covers its surface (every surface point within {COVERAGE_SPACINGS} spacings of a boundary particle)",
+                        2.0 * s
+                    ),
+                ));
+            }
+        }
+        // no fluid inside a solid
+        for i in 0..self.fluid.len() {
+            let f = self.fluid_shape(i);
+            let (flo, fhi) = f.bounds();
+            for j in 0..self.solids.len() {
+                let solid = self.solid_shape(j);
+                let (slo, shi) = solid.bounds();
+                let (lo, hi) = (flo.max(slo), fhi.min(shi));
+                if lo.cmpge(hi).any() {
+                    continue;
+                }
+                // the fluid's lattice over the two boxes' intersection: a block's own (anchored at
+                // its min corner), a mesh's the scene's
+                let inside = match &f {
+                    Shape::Block(blo, bhi) => {
+                        let l = Lattice::covering(*blo, s, lo.max(*blo), hi.min(*bhi));
+                        solid.inside(&l).into_iter().filter(|x| *x).count()
+                    }
+                    _ => {
+                        let l = self.lattice_over(lo, hi);
+                        f.inside(&l).into_iter().zip(solid.inside(&l)).filter(|(a, b)| *a && *b).count()
+                    }
+                };
+                if inside > 0 {
+                    return Err(invalid(
+                        format!("fluid[{i}]"),
+                        format!("{inside} fluid particles inside solids[{j}]"),
+                        "fluid that does not overlap any solid (it may touch)".into(),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn mesh_error(file: &str, field: &str, path: &str, message: String) -> SceneError {
+    SceneError::Mesh { file: file.to_owned(), field: field.to_owned(), path: path.to_owned(), message }
+}
+
+fn dedup(mut files: Vec<PathBuf>) -> Vec<PathBuf> {
+    files.sort();
+    files.dedup();
+    files
+}

@@ -1,0 +1,749 @@
+//! Shapes a scene places in the domain — primitives (box, sphere, cylinder) and closed triangle
+//! meshes — and what the setup asks of them: which points of a lattice lie inside, and how deep.
+//!
+//! **Inside a mesh**: the winding number, computed exactly along each lattice row: the row is a
+//! ray, and every triangle it crosses adds +1 or −1 by the side it crosses from; a point's
+//! winding number is the sum of the crossings before it. Rows are moved off the lattice by an
+//! irrational fraction of a spacing, so no row passes exactly through an edge or a vertex of a
+//! mesh whose vertices sit on round coordinates (the case where counting crossings breaks).
+//! Winding numbers need no consistent "first hit" and stay right where a mesh has overlapping
+//! parts. A mesh must be closed (every edge shared by exactly two triangles, in opposite
+//! directions), else inside means nothing: [`TriMesh::check_closed`].
+//!
+//! **How deep**: the distance to the nearest triangle, found through a grid of buckets of
+//! triangles, and only asked of points already inside (the boundary shell, docs/PHYSICS.md).
+
+use glam::{DMat3, DVec3, Mat3, Vec3};
+
+/// Position, rotation and scale of a shape: a point `p` of the shape's own frame is at
+/// `translation + rotation · (scale · p)` in the scene.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Placement {
+    pub scale: f64,
+    pub rotation: DMat3,
+    pub translation: DVec3,
+}
+
+impl Placement {
+    /// `rotation` in degrees about x, then y, then z (fixed axes).
+    pub fn new(scale: f32, rotation_deg: [f32; 3], translation: [f32; 3]) -> Self {
+        let [rx, ry, rz] = rotation_deg.map(|d| (d as f64).to_radians());
+        let rotation = DMat3::from_rotation_z(rz) * DMat3::from_rotation_y(ry) * DMat3::from_rotation_x(rx);
+        Self { scale: scale as f64, rotation, translation: Vec3::from(translation).as_dvec3() }
+    }
+
+    pub fn apply(&self, p: DVec3) -> DVec3 {
+        self.translation + self.rotation * (p * self.scale)
+    }
+
+    /// A scene point in the shape's frame (scale left out: primitives are sized in metres).
+    pub fn local(&self, p: DVec3) -> DVec3 {
+        self.rotation.transpose() * (p - self.translation)
+    }
+}
+
+/// An analytic solid, in its own frame (centred at the origin; the cylinder's axis is y).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Primitive {
+    Box { half: DVec3 },
+    Sphere { radius: f64 },
+    Cylinder { radius: f64, half_height: f64 },
+}
+
+impl Primitive {
+    /// Signed distance in the shape's frame: negative inside (exact for the sphere and the
+    /// cylinder's sides; inside the box and the cylinder, the distance to the nearest face).
+    pub fn signed_distance(&self, p: DVec3) -> f64 {
+        match *self {
+            Primitive::Box { half } => {
+                let q = p.abs() - half;
+                q.max(DVec3::ZERO).length() + q.max_element().min(0.0)
+            }
+            Primitive::Sphere { radius } => p.length() - radius,
+            Primitive::Cylinder { radius, half_height } => {
+                let d = glam::DVec2::new(glam::DVec2::new(p.x, p.z).length() - radius, p.y.abs() - half_height);
+                d.max(glam::DVec2::ZERO).length() + d.max_element().min(0.0)
+            }
+        }
+    }
+
+    /// Half the extent of a box around the shape, in its own frame.
+    pub fn half_extent(&self) -> DVec3 {
+        match *self {
+            Primitive::Box { half } => half,
+            Primitive::Sphere { radius } => DVec3::splat(radius),
+            Primitive::Cylinder { radius, half_height } => DVec3::new(radius, half_height, radius),
+        }
+    }
+
+    /// Surface area (m²).
+    pub fn area(&self) -> f64 {
+        use std::f64::consts::PI;
+        match *self {
+            Primitive::Box { half } => 8.0 * (half.x * half.y + half.y * half.z + half.z * half.x),
+            Primitive::Sphere { radius } => 4.0 * PI * radius * radius,
+            Primitive::Cylinder { radius, half_height } => 2.0 * PI * radius * (radius + 2.0 * half_height),
+        }
+    }
+}
+
+/// A triangle mesh in scene coordinates.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TriMesh {
+    pub vertices: Vec<DVec3>,
+    pub triangles: Vec<[u32; 3]>,
+}
+
+/// Why a mesh cannot be used.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum MeshError {
+    #[error("cannot read the mesh: {0}")]
+    Read(String),
+    #[error("the mesh has no triangles")]
+    Empty,
+    #[error("the mesh has {0} triangles: allowed at most {1}")]
+    TooLarge(usize, usize),
+    #[error("the mesh has a non-finite vertex coordinate (vertex {0})")]
+    NonFinite(usize),
+    #[error("the mesh is not closed: the edge from {0} to {1} belongs to {2} triangle(s) facing that way and {3} facing back (a closed mesh has one of each on every edge)")]
+    NotClosed(String, String, usize, usize),
+}
+
+/// The most triangles a scene's mesh may have.
+pub const MAX_TRIANGLES: usize = 2_000_000;
+
+fn vec_text(v: DVec3) -> String {
+    format!("({:.4}, {:.4}, {:.4})", v.x, v.y, v.z)
+}
+
+impl TriMesh {
+    /// Reads an OBJ (any object, faces triangulated) or an STL file (ASCII or binary), by the
+    /// file's extension.
+    pub fn load(path: &std::path::Path) -> Result<TriMesh, MeshError> {
+        let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+        let mesh = match ext.as_deref() {
+            Some("obj") => {
+                let options = tobj::LoadOptions { triangulate: true, single_index: true, ..Default::default() };
+                let (models, _materials) = tobj::load_obj(path, &options).map_err(|e| MeshError::Read(e.to_string()))?;
+                let mut mesh = TriMesh::default();
+                for m in models {
+                    let base = mesh.vertices.len() as u32;
+                    let p = &m.mesh.positions;
+                    mesh.vertices.extend(p.chunks_exact(3).map(|v| DVec3::new(v[0] as f64, v[1] as f64, v[2] as f64)));
+                    mesh.triangles.extend(m.mesh.indices.chunks_exact(3).map(|t| [base + t[0], base + t[1], base + t[2]]));
+                }
+                mesh
+            }
+            Some("stl") => {
+                let mut file = std::fs::File::open(path).map_err(|e| MeshError::Read(e.to_string()))?;
+                let stl = stl_io::read_stl(&mut file).map_err(|e| MeshError::Read(e.to_string()))?;
+                TriMesh {
+                    vertices: stl.vertices.iter().map(|v| DVec3::new(v.0[0] as f64, v.0[1] as f64, v.0[2] as f64)).collect(),
+                    triangles: stl.faces.iter().map(|f| f.vertices.map(|i| i as u32)).collect(),
+                }
+            }
+            _ => return Err(MeshError::Read("the file name must end in .obj or .stl".into())),
+        };
+        if mesh.triangles.is_empty() {
+            return Err(MeshError::Empty);
+        }
+        if mesh.triangles.len() > MAX_TRIANGLES {
+            return Err(MeshError::TooLarge(mesh.triangles.len(), MAX_TRIANGLES));
+        }
+        if let Some(i) = mesh.vertices.iter().position(|v| !v.is_finite()) {
+            return Err(MeshError::NonFinite(i));
+        }
+        if let Some(t) = mesh.triangles.iter().find(|t| t.iter().any(|&i| i as usize >= mesh.vertices.len())) {
+            return Err(MeshError::Read(format!("a triangle refers to vertex {}, of {}", t.iter().max().unwrap(), mesh.vertices.len())));
+        }
+        Ok(mesh)
+    }
+
+    /// The mesh moved by `placement`.
+    pub fn placed(&self, placement: &Placement) -> TriMesh {
+        TriMesh { vertices: self.vertices.iter().map(|&v| placement.apply(v)).collect(), triangles: self.triangles.clone() }
+    }
+
+    /// Vertices at the same position made one, and triangles with two equal corners dropped.
+    fn welded(&self) -> TriMesh {
+        let mut index = std::collections::HashMap::new();
+        let mut vertices = Vec::new();
+        let map: Vec<u32> = self
+            .vertices
+            .iter()
+            .map(|v| {
+                let key = [v.x.to_bits(), v.y.to_bits(), v.z.to_bits()];
+                *index.entry(key).or_insert_with(|| {
+                    vertices.push(*v);
+                    vertices.len() as u32 - 1
+                })
+            })
+            .collect();
+        let triangles = self
+            .triangles
+            .iter()
+            .map(|t| t.map(|i| map[i as usize]))
+            .filter(|t| t[0] != t[1] && t[1] != t[2] && t[0] != t[2])
+            .collect();
+        TriMesh { vertices, triangles }
+    }
+
+    /// Closed: after welding equal vertices, every directed edge is matched by exactly one
+    /// triangle using it backwards.
+    pub fn check_closed(&self) -> Result<(), MeshError> {
+        let m = self.welded();
+        let mut edges: std::collections::HashMap<(u32, u32), (usize, usize)> = std::collections::HashMap::new();
+        for t in &m.triangles {
+            for k in 0..3 {
+                let (a, b) = (t[k], t[(k + 1) % 3]);
+                let e = edges.entry((a.min(b), a.max(b))).or_default();
+                if a < b {
+                    e.0 += 1;
+                } else {
+                    e.1 += 1;
+                }
+            }
+        }
+        let mut open: Vec<_> = edges.into_iter().filter(|(_, (f, b))| !(*f == 1 && *b == 1)).collect();
+        open.sort_by_key(|(e, _)| *e);
+        if let Some(((a, b), (f, back))) = open.first() {
+            return Err(MeshError::NotClosed(vec_text(m.vertices[*a as usize]), vec_text(m.vertices[*b as usize]), *f, *back));
+        }
+        Ok(())
+    }
+
+    pub fn bounds(&self) -> (DVec3, DVec3) {
+        let lo = self.vertices.iter().fold(DVec3::splat(f64::INFINITY), |a, v| a.min(*v));
+        let hi = self.vertices.iter().fold(DVec3::splat(f64::NEG_INFINITY), |a, v| a.max(*v));
+        (lo, hi)
+    }
+
+    /// Enclosed volume (divergence theorem; positive for outward-facing triangles).
+    pub fn volume(&self) -> f64 {
+        self.triangles.iter().map(|t| self.corner(t, 0).dot(self.corner(t, 1).cross(self.corner(t, 2))) / 6.0).sum()
+    }
+
+    pub fn area(&self) -> f64 {
+        self.triangles.iter().map(|t| (self.corner(t, 1) - self.corner(t, 0)).cross(self.corner(t, 2) - self.corner(t, 0)).length() * 0.5).sum()
+    }
+
+    fn corner(&self, t: &[u32; 3], k: usize) -> DVec3 {
+        self.vertices[t[k] as usize]
+    }
+}
+
+/// A lattice: points `origin + (i, j, k) · spacing` for `i < n[0]` etc.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Lattice {
+    pub origin: DVec3,
+    pub spacing: f64,
+    pub n: [usize; 3],
+}
+
+impl Lattice {
+    /// The points of the lattice anchored at `anchor` (a point is at `anchor + (i + ½)·s`) that
+    /// fall within `[lo, hi]`.
+    pub fn covering(anchor: DVec3, spacing: f64, lo: DVec3, hi: DVec3) -> Lattice {
+        let first = ((lo - anchor) / spacing - 0.5).ceil();
+        let last = ((hi - anchor) / spacing - 0.5).floor();
+        let n = (last - first + 1.0).max(DVec3::ZERO);
+        Lattice { origin: anchor + (first + 0.5) * spacing, spacing, n: [n.x as usize, n.y as usize, n.z as usize] }
+    }
+
+    pub fn point(&self, i: usize, j: usize, k: usize) -> DVec3 {
+        self.origin + DVec3::new(i as f64, j as f64, k as f64) * self.spacing
+    }
+
+    pub fn len(&self) -> usize {
+        self.n[0] * self.n[1] * self.n[2]
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Rows are moved off the lattice by these fractions of a spacing (irrational: no row meets an
+/// edge or a vertex on round coordinates).
+const ROW_SHIFT: [f64; 2] = [1e-4 * std::f64::consts::SQRT_2, 1e-4 * std::f64::consts::E];
+
+/// Winding numbers of the lattice's points with respect to `mesh`, row by row along x: index
+/// `i + n0 · (j + n1 · k)`. Inside a closed, outward-facing mesh 1, outside 0.
+pub fn winding_numbers(mesh: &TriMesh, lattice: &Lattice) -> Vec<i32> {
+    let [n0, n1, n2] = lattice.n;
+    let mut out = vec![0i32; lattice.len()];
+    if out.is_empty() {
+        return out;
+    }
+    let s = lattice.spacing;
+    // the triangles by the rows (j, k) their y–z shadow may cross
+    let mut rows: Vec<Vec<u32>> = vec![Vec::new(); n1 * n2];
+    for (ti, t) in mesh.triangles.iter().enumerate() {
+        let (a, b, c) = (mesh.corner(t, 0), mesh.corner(t, 1), mesh.corner(t, 2));
+        let lo = a.min(b).min(c);
+        let hi = a.max(b).max(c);
+        let j0 = (((lo.y - lattice.origin.y) / s).floor() - 1.0).max(0.0) as usize;
+        let j1 = (((hi.y - lattice.origin.y) / s).ceil() + 1.0).clamp(0.0, n1 as f64 - 1.0) as usize;
+        let k0 = (((lo.z - lattice.origin.z) / s).floor() - 1.0).max(0.0) as usize;
+        let k1 = (((hi.z - lattice.origin.z) / s).ceil() + 1.0).clamp(0.0, n2 as f64 - 1.0) as usize;
+        if hi.y < lattice.origin.y - s || hi.z < lattice.origin.z - s || j0 >= n1 || k0 >= n2 {
+            continue;
+        }
+        for k in k0..=k1 {
+            for j in j0..=j1 {
+                rows[j + n1 * k].push(ti as u32);
+            }
+        }
+    }
+    let mut crossings: Vec<(f64, i32)> = Vec::new();
+    for k in 0..n2 {
+        for j in 0..n1 {
+            let p = lattice.point(0, j, k);
+            let (y, z) = (p.y + ROW_SHIFT[0] * s, p.z + ROW_SHIFT[1] * s);
+            crossings.clear();
+            for &ti in &rows[j + n1 * k] {
+                let t = &mesh.triangles[ti as usize];
+                let (a, b, c) = (mesh.corner(t, 0), mesh.corner(t, 1), mesh.corner(t, 2));
+                // barycentric coordinates of (y, z) in the triangle's y–z shadow
+                let d = (b.y - a.y) * (c.z - a.z) - (c.y - a.y) * (b.z - a.z);
+                if d == 0.0 {
+                    continue; // edge-on to the row: crossed by no row
+                }
+                let u = ((y - a.y) * (c.z - a.z) - (c.y - a.y) * (z - a.z)) / d;
+                let v = ((b.y - a.y) * (z - a.z) - (y - a.y) * (b.z - a.z)) / d;
+                if u < 0.0 || v < 0.0 || u + v > 1.0 {
+                    continue;
+                }
+                let x = a.x + u * (b.x - a.x) + v * (c.x - a.x);
+                // d is the normal's x component: where an outward normal faces −x (d < 0), the
+                // row, running along +x, goes in
+                crossings.push((x, if d < 0.0 { 1 } else { -1 }));
+            }
+            if crossings.is_empty() {
+                continue;
+            }
+            crossings.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let mut w = 0;
+            let mut c = 0;
+            for i in 0..n0 {
+                let x = lattice.origin.x + i as f64 * s;
+                while c < crossings.len() && crossings[c].0 < x {
+                    w += crossings[c].1;
+                    c += 1;
+                }
+                out[i + n0 * (j + n1 * k)] = w;
+            }
+        }
+    }
+    out
+}
+
+/// Distances to a mesh's surface, through buckets of triangles.
+pub struct DistanceField<'a> {
+    mesh: &'a TriMesh,
+    lo: DVec3,
+    cell: f64,
+    n: [usize; 3],
+    buckets: Vec<Vec<u32>>,
+}
+
+impl<'a> DistanceField<'a> {
+    /// Buckets of side `cell` (queries up to about that distance are fast).
+    pub fn new(mesh: &'a TriMesh, cell: f64) -> Self {
+        let (lo, hi) = mesh.bounds();
+        let lo = lo - DVec3::splat(cell);
+        let n = ((hi + DVec3::splat(cell) - lo) / cell).ceil().max(DVec3::ONE);
+        // keep the bucket count bounded for a huge mesh at a small spacing
+        let mut cell = cell;
+        let mut n = [n.x as usize, n.y as usize, n.z as usize];
+        while n[0] * n[1] * n[2] > 8_000_000 {
+            cell *= 2.0;
+            n = n.map(|v| v.div_ceil(2));
+        }
+        let mut buckets = vec![Vec::new(); n[0] * n[1] * n[2]];
+        for (ti, t) in mesh.triangles.iter().enumerate() {
+            let (a, b, c) = (mesh.corner(t, 0), mesh.corner(t, 1), mesh.corner(t, 2));
+            let b0 = ((a.min(b).min(c) - lo) / cell).floor();
+            let b1 = ((a.max(b).max(c) - lo) / cell).floor();
+            for z in b0.z as usize..=(b1.z as usize).min(n[2] - 1) {
+                for y in b0.y as usize..=(b1.y as usize).min(n[1] - 1) {
+                    for x in b0.x as usize..=(b1.x as usize).min(n[0] - 1) {
+                        buckets[x + n[0] * (y + n[1] * z)].push(ti as u32);
+                    }
+                }
+            }
+        }
+        Self { mesh, lo, cell, n, buckets }
+    }
+
+    /// The distance from `p` to the surface if it is at most `limit`, else None.
+    pub fn within(&self, p: DVec3, limit: f64) -> Option<f64> {
+        let b0 = ((p - DVec3::splat(limit) - self.lo) / self.cell).floor().max(DVec3::ZERO);
+        let b1 = ((p + DVec3::splat(limit) - self.lo) / self.cell).floor();
+        let mut best = limit;
+        let mut found = false;
+        for z in b0.z as usize..=(b1.z.max(0.0) as usize).min(self.n[2] - 1) {
+            for y in b0.y as usize..=(b1.y.max(0.0) as usize).min(self.n[1] - 1) {
+                for x in b0.x as usize..=(b1.x.max(0.0) as usize).min(self.n[0] - 1) {
+                    for &ti in &self.buckets[x + self.n[0] * (y + self.n[1] * z)] {
+                        let t = &self.mesh.triangles[ti as usize];
+                        let d = point_triangle_distance(p, self.mesh.corner(t, 0), self.mesh.corner(t, 1), self.mesh.corner(t, 2));
+                        if d <= best {
+                            best = d;
+                            found = true;
+                        }
+                    }
+                }
+            }
+        }
+        found.then_some(best)
+    }
+}
+
+/// Distance from `p` to the triangle `abc` (Ericson, Real-Time Collision Detection, 5.1.5).
+pub fn point_triangle_distance(p: DVec3, a: DVec3, b: DVec3, c: DVec3) -> f64 {
+    let ab = b - a;
+    let ac = c - a;
+    let ap = p - a;
+    let d1 = ab.dot(ap);
+    let d2 = ac.dot(ap);
+    if d1 <= 0.0 && d2 <= 0.0 {
+        return ap.length();
+    }
+    let bp = p - b;
+    let d3 = ab.dot(bp);
+    let d4 = ac.dot(bp);
+    if d3 >= 0.0 && d4 <= d3 {
+        return bp.length();
+    }
+    let vc = d1 * d4 - d3 * d2;
+    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
+        let v = d1 / (d1 - d3);
+        return (p - (a + ab * v)).length();
+    }
+    let cp = p - c;
+    let d5 = ab.dot(cp);
+    let d6 = ac.dot(cp);
+    if d6 >= 0.0 && d5 <= d6 {
+        return cp.length();
+    }
+    let vb = d5 * d2 - d1 * d6;
+    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
+        let w = d2 / (d2 - d6);
+        return (p - (a + ac * w)).length();
+    }
+    let va = d3 * d6 - d5 * d4;
+    if va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0 {
+        let w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
+        return (p - (b + (c - b) * w)).length();
+    }
+    let denom = 1.0 / (va + vb + vc);
+    let v = vb * denom;
+    let w = vc * denom;
+    (p - (a + ab * v + ac * w)).length()
+}
+
+/// A UV sphere (outward-facing), for tests and the project's assets.
+pub fn uv_sphere(radius: f64, rings: usize, segments: usize) -> TriMesh {
+    use std::f64::consts::PI;
+    let mut m = TriMesh::default();
+    m.vertices.push(DVec3::new(0.0, radius, 0.0));
+    for r in 1..rings {
+        let theta = PI * r as f64 / rings as f64;
+        for s in 0..segments {
+            let phi = 2.0 * PI * s as f64 / segments as f64;
+            m.vertices.push(DVec3::new(theta.sin() * phi.cos(), theta.cos(), theta.sin() * phi.sin()) * radius);
+        }
+    }
+    m.vertices.push(DVec3::new(0.0, -radius, 0.0));
+    let last = m.vertices.len() as u32 - 1;
+    let ring = |r: usize, s: usize| 1 + (r * segments + s % segments) as u32;
+    for s in 0..segments {
+        m.triangles.push([0, ring(0, s + 1), ring(0, s)]);
+        m.triangles.push([last, ring(rings - 2, s), ring(rings - 2, s + 1)]);
+    }
+    for r in 0..rings - 2 {
+        for s in 0..segments {
+            m.triangles.push([ring(r, s), ring(r, s + 1), ring(r + 1, s + 1)]);
+            m.triangles.push([ring(r, s), ring(r + 1, s + 1), ring(r + 1, s)]);
+        }
+    }
+    m
+}
+
+/// A closed surface of revolution about y through the profile points (r, y), in order from the
+/// bottom centre round to the top centre (both r = 0), outward-facing when the profile runs
+/// anticlockwise in the (r, y) plane.
+pub fn revolve(profile: &[(f64, f64)], segments: usize) -> TriMesh {
+    use std::f64::consts::PI;
+    let mut m = TriMesh::default();
+    let mut index = Vec::new();
+    for &(r, y) in profile {
+        if r == 0.0 {
+            index.push(vec![m.vertices.len() as u32; segments]);
+            m.vertices.push(DVec3::new(0.0, y, 0.0));
+        } else {
+            let base = m.vertices.len() as u32;
+            for s in 0..segments {
+                let phi = 2.0 * PI * s as f64 / segments as f64;
+                m.vertices.push(DVec3::new(r * phi.cos(), y, -r * phi.sin()));
+            }
+            index.push((0..segments as u32).map(|s| base + s).collect());
+        }
+    }
+    for w in index.windows(2) {
+        let (a, b) = (&w[0], &w[1]);
+        for s in 0..segments {
+            let t = (s + 1) % segments;
+            let quad = [a[s], a[t], b[t], b[s]];
+            for tri in [[quad[0], quad[1], quad[2]], [quad[0], quad[2], quad[3]]] {
+                if tri[0] != tri[1] && tri[1] != tri[2] && tri[0] != tri[2] {
+                    m.triangles.push(tri);
+                }
+            }
+        }
+    }
+    m
+}
+
+/// Writes a mesh as OBJ text (positions and faces).
+pub fn to_obj(mesh: &TriMesh, header: &str) -> String {
+    let mut out = String::new();
+    for line in header.lines() {
+        out.push_str(&format!("# {line}\n"));
+    }
+    for v in &mesh.vertices {
+        out.push_str(&format!("v {:.6} {:.6} {:.6}\n", v.x, v.y, v.z));
+    }
+    for t in &mesh.triangles {
+        out.push_str(&format!("f {} {} {}\n", t[0] + 1, t[1] + 1, t[2] + 1));
+    }
+    out
+}
+
+/// `Mat3` of a placement's rotation (f32), for drawing.
+pub fn rotation_f32(p: &Placement) -> Mat3 {
+    p.rotation.as_mat3()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sphere_mesh_is_closed_and_encloses_its_volume() {
+        let m = uv_sphere(1.0, 48, 96);
+        m.check_closed().unwrap();
+        let v = m.volume();
+        assert!((v - 4.0 / 3.0 * std::f64::consts::PI).abs() < 0.01, "{v}");
+        let mut open = m.clone();
+        open.triangles.pop();
+        assert!(matches!(open.check_closed(), Err(MeshError::NotClosed(..))));
+    }
+
+    #[test]
+    fn winding_numbers_are_one_inside_and_zero_outside() {
+        let m = uv_sphere(0.5, 24, 48);
+        let l = Lattice::covering(DVec3::splat(-1.0), 0.05, DVec3::splat(-0.8), DVec3::splat(0.8));
+        let w = winding_numbers(&m, &l);
+        let [n0, n1, _] = l.n;
+        for (idx, &wn) in w.iter().enumerate() {
+            let p = l.point(idx % n0, (idx / n0) % n1, idx / (n0 * n1));
+            let r = p.length();
+            if r < 0.47 {
+                assert_eq!(wn, 1, "{p}");
+            } else if r > 0.51 {
+                assert_eq!(wn, 0, "{p}");
+            }
+        }
+    }
+
+    #[test]
+    fn primitive_meshes_are_closed_and_face_out() {
+        let place = Placement::new(1.0, [10.0, 20.0, 30.0], [1.0, 2.0, 3.0]);
+        for prim in [
+            Primitive::Box { half: DVec3::new(0.1, 0.2, 0.3) },
+            Primitive::Sphere { radius: 0.2 },
+            Primitive::Cylinder { radius: 0.1, half_height: 0.3 },
+        ] {
+            let m = primitive_mesh(&prim, &place, 64);
+            m.check_closed().unwrap();
+            let exact = match prim {
+                Primitive::Box { half } => 8.0 * half.x * half.y * half.z,
+                Primitive::Sphere { radius } => 4.0 / 3.0 * std::f64::consts::PI * radius.powi(3),
+                Primitive::Cylinder { radius, half_height } => std::f64::consts::PI * radius * radius * 2.0 * half_height,
+            };
+            assert!((m.volume() - exact).abs() < 0.02 * exact, "{prim:?}: {} against {exact}", m.volume());
+        }
+    }
+
+    #[test]
+    fn revolved_profile_is_closed() {
+        let m = revolve(&[(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)], 32);
+        m.check_closed().unwrap();
+        assert!(m.volume() > 0.0);
+    }
+}
+
+/// A solid or a body of fluid, resolved from a scene entry: a placed primitive or a placed mesh.
+#[derive(Clone, Debug)]
+pub enum Shape {
+    Primitive(Primitive, Placement),
+    Mesh(std::sync::Arc<TriMesh>),
+    /// An axis-aligned box (a fluid block).
+    Block(DVec3, DVec3),
+}
+
+impl Shape {
+    /// A box around the shape, in scene coordinates.
+    pub fn bounds(&self) -> (DVec3, DVec3) {
+        match self {
+            Shape::Primitive(prim, place) => {
+                let h = prim.half_extent();
+                let mut lo = DVec3::splat(f64::INFINITY);
+                let mut hi = DVec3::splat(f64::NEG_INFINITY);
+                for k in 0..8 {
+                    let c = DVec3::new(
+                        if k & 1 == 0 { -h.x } else { h.x },
+                        if k & 2 == 0 { -h.y } else { h.y },
+                        if k & 4 == 0 { -h.z } else { h.z },
+                    );
+                    let p = place.translation + place.rotation * c;
+                    lo = lo.min(p);
+                    hi = hi.max(p);
+                }
+                (lo, hi)
+            }
+            Shape::Mesh(m) => m.bounds(),
+            Shape::Block(lo, hi) => (*lo, *hi),
+        }
+    }
+
+    /// Which points of `lattice` are inside (index `i + n0 · (j + n1 · k)`).
+    pub fn inside(&self, lattice: &Lattice) -> Vec<bool> {
+        match self {
+            Shape::Mesh(m) => winding_numbers(m, lattice).into_iter().map(|w| w >= 1).collect(),
+            _ => {
+                let [n0, n1, n2] = lattice.n;
+                let mut out = Vec::with_capacity(lattice.len());
+                for k in 0..n2 {
+                    for j in 0..n1 {
+                        for i in 0..n0 {
+                            out.push(self.primitive_distance(lattice.point(i, j, k)) <= 0.0);
+                        }
+                    }
+                }
+                out
+            }
+        }
+    }
+
+    fn primitive_distance(&self, p: DVec3) -> f64 {
+        match self {
+            Shape::Primitive(prim, place) => prim.signed_distance(place.local(p)),
+            Shape::Block(lo, hi) => Primitive::Box { half: (*hi - *lo) * 0.5 }.signed_distance(p - (*lo + *hi) * 0.5),
+            Shape::Mesh(_) => unreachable!("meshes use winding numbers"),
+        }
+    }
+
+    /// The points of `lattice` inside the shape less than `thickness` deep: its shell.
+    pub fn shell(&self, lattice: &Lattice, thickness: f64) -> Vec<DVec3> {
+        let inside = self.inside(lattice);
+        let [n0, n1, _] = lattice.n;
+        let point = |idx: usize| lattice.point(idx % n0, (idx / n0) % n1, idx / (n0 * n1));
+        match self {
+            Shape::Mesh(m) => {
+                let field = DistanceField::new(m, thickness.max(lattice.spacing));
+                inside.iter().enumerate().filter(|(_, i)| **i).map(|(idx, _)| point(idx)).filter(|p| field.within(*p, thickness).is_some_and(|d| d < thickness)).collect()
+            }
+            _ => inside
+                .iter()
+                .enumerate()
+                .filter(|(_, i)| **i)
+                .map(|(idx, _)| point(idx))
+                .filter(|p| -self.primitive_distance(*p) < thickness)
+                .collect(),
+        }
+    }
+
+    /// Surface area (m²).
+    pub fn area(&self) -> f64 {
+        match self {
+            Shape::Primitive(prim, _) => prim.area(),
+            Shape::Mesh(m) => m.area(),
+            Shape::Block(lo, hi) => Primitive::Box { half: (*hi - *lo) * 0.5 }.area(),
+        }
+    }
+}
+
+/// The surface point of `mesh` (sampled every `step` or closer on each triangle) farthest from
+/// every point of `points`, with that distance, where it is above `limit`; None if every
+/// sample has a point within `limit`.
+pub fn coverage_gap(mesh: &TriMesh, points: &[DVec3], step: f64, limit: f64) -> Option<(DVec3, f64)> {
+    let key = |p: DVec3| ((p.x / limit).floor() as i64, (p.y / limit).floor() as i64, (p.z / limit).floor() as i64);
+    let mut cells: std::collections::HashMap<(i64, i64, i64), Vec<u32>> = std::collections::HashMap::new();
+    for (i, p) in points.iter().enumerate() {
+        cells.entry(key(*p)).or_default().push(i as u32);
+    }
+    let nearest = |q: DVec3| {
+        let (cx, cy, cz) = key(q);
+        let mut best = f64::INFINITY;
+        for dz in -1..=1 {
+            for dy in -1..=1 {
+                for dx in -1..=1 {
+                    if let Some(list) = cells.get(&(cx + dx, cy + dy, cz + dz)) {
+                        for &k in list {
+                            best = best.min((points[k as usize] - q).length());
+                        }
+                    }
+                }
+            }
+        }
+        best
+    };
+    let mut worst: Option<(DVec3, f64)> = None;
+    for t in &mesh.triangles {
+        let (a, b, c) = (mesh.corner(t, 0), mesh.corner(t, 1), mesh.corner(t, 2));
+        let longest = (b - a).length().max((c - b).length()).max((a - c).length());
+        let n = ((longest / step).ceil() as usize).max(1);
+        for i in 0..=n {
+            for j in 0..=n - i {
+                let (u, v) = (i as f64 / n as f64, j as f64 / n as f64);
+                let q = a + (b - a) * u + (c - a) * v;
+                let d = nearest(q);
+                if d > limit && worst.is_none_or(|w| d > w.1) {
+                    worst = Some((q, d));
+                }
+            }
+        }
+    }
+    worst
+}
+
+/// The surface of a primitive as a triangle mesh (for coverage checks and drawing): a box's six
+/// faces, a UV sphere, a capped cylinder, placed.
+pub fn primitive_mesh(prim: &Primitive, place: &Placement, segments: usize) -> TriMesh {
+    let local = match *prim {
+        Primitive::Sphere { radius } => uv_sphere(radius, segments / 2, segments),
+        Primitive::Cylinder { radius, half_height } => {
+            revolve(&[(0.0, -half_height), (radius, -half_height), (radius, half_height), (0.0, half_height)], segments)
+        }
+        Primitive::Box { half } => {
+            let mut m = TriMesh::default();
+            for k in 0..8 {
+                m.vertices.push(DVec3::new(
+                    if k & 1 == 0 { -half.x } else { half.x },
+                    if k & 2 == 0 { -half.y } else { half.y },
+                    if k & 4 == 0 { -half.z } else { half.z },
+                ));
+            }
+            // outward-facing quads as corner indices (bit 0 x, bit 1 y, bit 2 z)
+            for q in [[0, 4, 6, 2], [1, 3, 7, 5], [0, 1, 5, 4], [2, 6, 7, 3], [0, 2, 3, 1], [4, 5, 7, 6]] {
+                m.triangles.push([q[0], q[1], q[2]]);
+                m.triangles.push([q[0], q[2], q[3]]);
+            }
+            m
+        }
+    };
+    TriMesh { vertices: local.vertices.iter().map(|&v| place.translation + place.rotation * v).collect(), triangles: local.triangles }
+}
