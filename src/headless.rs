@@ -95,6 +95,8 @@ pub struct RunConfig {
     /// Probe interval in steps (at least 1).
     pub every: u64,
     pub gauges: Vec<f32>,
+    /// (x, z) of point gauges (from the scene's probes).
+    pub point_gauges: Vec<[f32; 2]>,
     pub velocities: Vec<(usize, [f32; 3])>,
     /// Fraction of the run at its end over which the profile is averaged.
     pub profile_fraction: f64,
@@ -116,6 +118,7 @@ impl RunConfig {
             steps,
             every: auto_every(steps),
             gauges: vec![],
+            point_gauges: vec![],
             velocities: vec![],
             profile_fraction: 0.1,
             progress: false,
@@ -161,6 +164,8 @@ pub struct RunMeta {
     pub fluid_blocks: Vec<([f32; 3], [f32; 3])>,
     pub velocities: Vec<(usize, [f32; 3])>,
     pub gauges: Vec<f32>,
+    #[serde(default)]
+    pub point_gauges: Vec<[f32; 2]>,
     pub steps: u64,
     pub every: u64,
     /// Fraction of the run at its end over which profile.csv is averaged.
@@ -269,10 +274,19 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     check_gauges(&scene, &args.gauges)?;
     let gpu = Gpu::headless()?;
     let steps = args.steps.unwrap_or(DEFAULT_STEPS);
+    // the scene's probes, then the flags' gauges
+    let mut gauges = scene.probes.gauges.clone();
+    gauges.extend(&args.gauges);
+    let every = match (args.every, scene.probes.every) {
+        (0, 0) => auto_every(steps),
+        (0, e) => e,
+        (e, _) => e,
+    };
     let cfg = RunConfig {
         steps,
-        every: if args.every == 0 { auto_every(steps) } else { args.every },
-        gauges: args.gauges,
+        every,
+        gauges,
+        point_gauges: scene.probes.point_gauges.clone(),
         velocities: args.velocities,
         profile_fraction: args.profile_fraction.clamp(0.0, 1.0),
         progress: !args.quiet,
@@ -333,6 +347,7 @@ fn resume_from(dir: &Path, steps: Option<u64>, quiet: bool) -> anyhow::Result<(S
         steps,
         every: meta.every,
         gauges: meta.gauges.clone(),
+        point_gauges: meta.point_gauges.clone(),
         velocities: meta.velocities.clone(),
         profile_fraction: meta.profile_fraction,
         progress: !quiet,
@@ -450,7 +465,7 @@ pub fn run_scene(
     };
     let mut sim = Sim::new(gpu, &state, crate::scene::setup::sim_options(scene)).map_err(|e| e.for_scene(scene_label))?;
     let params = *sim.params();
-    let setup = ProbeSetup::new(&params, scene.physics.spacing, &cfg.gauges);
+    let setup = ProbeSetup::new(&params, scene.physics.spacing, &cfg.gauges).with_point_gauges(&cfg.point_gauges);
     let every = cfg.every.max(1);
     let dt = params.dt as f64;
     let hash = scene_hash(scene);
@@ -462,7 +477,7 @@ pub fn run_scene(
         Some(dir) => {
             std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
             let path = dir.join("probes.csv");
-            let mut kept = vec![ProbeRow::header(&setup.gauges)];
+            let mut kept = vec![ProbeRow::header(&setup.gauge_names())];
             if resumed.is_none() {
                 // a checkpoint of an earlier run in this folder must not be resumed with this one's files
                 let old = dir.join(crate::checkpoint::FILE);
@@ -474,7 +489,7 @@ pub fn run_scene(
                 let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
                 for line in text.lines().skip(1) {
                     // a line cut short by a crash can only come after the checkpoint's rows
-                    let Some(row) = ProbeRow::parse(line, setup.gauges.len()) else { break };
+                    let Some(row) = ProbeRow::parse(line, setup.gauge_names().len()) else { break };
                     if row.step <= from {
                         kept.push(line.to_string());
                         rows.push(row);
@@ -551,6 +566,7 @@ pub fn run_scene(
             .collect(),
         velocities: cfg.velocities.clone(),
         gauges: cfg.gauges.clone(),
+        point_gauges: cfg.point_gauges.clone(),
         steps: cfg.steps,
         every,
         profile_fraction: cfg.profile_fraction,
@@ -749,7 +765,7 @@ pub fn read_run(dir: &Path) -> anyhow::Result<RunResult> {
         std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))
     };
     let meta: RunMeta = serde_json::from_str(&read("run.json")?).with_context(|| format!("{}: bad run.json", dir.display()))?;
-    let n_gauges = meta.gauges.len();
+    let n_gauges = meta.gauges.len() + meta.point_gauges.len();
     let rows = read("probes.csv")?
         .lines()
         .skip(1)

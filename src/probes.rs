@@ -18,8 +18,10 @@ pub struct ProbeSetup {
     pub gravity: [f64; 3],
     pub domain_min: [f64; 3],
     pub domain_max: [f64; 3],
-    /// x positions of the water-height gauges (m).
+    /// x positions of the water-height gauges across the whole depth (m).
     pub gauges: Vec<f64>,
+    /// (x, z) positions of the point water-height gauges (m).
+    pub point_gauges: Vec<[f64; 2]>,
 }
 
 impl ProbeSetup {
@@ -34,7 +36,19 @@ impl ProbeSetup {
             domain_min: v(params.domain_min),
             domain_max: v(params.domain_max),
             gauges: gauges.iter().map(|&g| g as f64).collect(),
+            point_gauges: Vec::new(),
         }
+    }
+
+    /// With point gauges at these (x, z) positions (their columns follow the slab gauges').
+    pub fn with_point_gauges(mut self, points: &[[f32; 2]]) -> Self {
+        self.point_gauges = points.iter().map(|g| [g[0] as f64, g[1] as f64]).collect();
+        self
+    }
+
+    /// The columns of the gauges' heights: `x{x}` for a slab, `x{x}_z{z}` for a point.
+    pub fn gauge_names(&self) -> Vec<String> {
+        self.gauges.iter().map(|g| format!("x{g}")).chain(self.point_gauges.iter().map(|[x, z]| format!("x{x}_z{z}"))).collect()
     }
 
     /// Tait pressure with negative pressure clamped away (docs/PHYSICS.md).
@@ -130,11 +144,11 @@ impl ProbeRow {
         self.kinetic + self.potential + self.elastic
     }
 
-    /// The CSV header for `gauges` gauge positions.
-    pub fn header(gauges: &[f64]) -> String {
+    /// The CSV header for gauges named as [`ProbeSetup::gauge_names`] names them.
+    pub fn header(gauges: &[String]) -> String {
         let mut s = String::from("step,time_s,front_m");
         for g in gauges {
-            s.push_str(&format!(",height_m_at_x{g}"));
+            s.push_str(&format!(",height_m_at_{g}"));
         }
         s.push_str(",max_density_error,mean_density_error,max_density_error_interior");
         s.push_str(",kinetic_J,potential_J,elastic_J,momentum_x,momentum_y,momentum_z");
@@ -310,6 +324,7 @@ pub fn measure(setup: &ProbeSetup, p: &Particles, step: u64, time: f64) -> Probe
     row.mean_density_error = if n > 0 { sum_err / n as f64 } else { 0.0 };
     row.front = front(setup, p);
     row.gauges = setup.gauges.iter().map(|&g| gauge_height(setup, p, g)).collect();
+    row.gauges.extend(setup.point_gauges.iter().map(|&[x, z]| point_gauge_height(setup, p, x, z)));
     row
 }
 
@@ -355,6 +370,20 @@ pub fn gauge_height(setup: &ProbeSetup, p: &Particles, x_gauge: f64) -> f64 {
     }
     let count = fluid(p).filter(|(x, ..)| x[0] >= a && x[0] < b).count();
     count as f64 * setup.particle_volume() / ((b - a) * (hi[2] - lo[2]))
+}
+
+/// Water height at the point (x, z) of the floor: the volume of the fluid particles in the column
+/// `|x − x_g| < h`, `|z − z_g| < h` (clipped to the domain), counted as s³ per particle, divided by
+/// the column's clipped floor area. Like [`gauge_height`], a height averaged over the column.
+pub fn point_gauge_height(setup: &ProbeSetup, p: &Particles, x: f64, z: f64) -> f64 {
+    let (lo, hi) = (setup.domain_min, setup.domain_max);
+    let (x0, x1) = ((x - setup.h).max(lo[0]), (x + setup.h).min(hi[0]));
+    let (z0, z1) = ((z - setup.h).max(lo[2]), (z + setup.h).min(hi[2]));
+    if x1 <= x0 || z1 <= z0 {
+        return 0.0;
+    }
+    let count = fluid(p).filter(|(q, ..)| q[0] >= x0 && q[0] < x1 && q[2] >= z0 && q[2] < z1).count();
+    count as f64 * setup.particle_volume() / ((x1 - x0) * (z1 - z0))
 }
 
 /// For every fluid particle (in readback order), its depth below the free surface: the top of its
@@ -636,7 +665,7 @@ mod tests {
             ..Default::default()
         };
         let line = r.csv();
-        assert_eq!(ProbeRow::header(&[0.1, 0.2]).split(',').count(), line.split(',').count());
+        assert_eq!(ProbeRow::header(&["x0.1".to_string(), "x0.2".to_string()]).split(',').count(), line.split(',').count());
         let back = ProbeRow::parse(&line, 2).unwrap();
         assert_eq!((back.step, back.front, back.gauges, back.momentum, back.outside), (7, 1.5, vec![0.1, 0.2], [1.0, -2.0, 0.5], 2));
         assert_eq!(

@@ -93,7 +93,10 @@ impl Session {
         let sim = Sim::new(gpu, &scene.state, options.clone()).map_err(|e| e.for_scene(&scene.name))?;
         let driver = Driver::new(&gpu.device, sim, gpu.has_timestamps());
         let controls = Controls { options, substeps, paused: false };
-        let watch = scene.path.as_deref().map(SceneWatch::new);
+        let mut watch = scene.path.as_deref().map(SceneWatch::new);
+        if let Some(w) = &mut watch {
+            w.set_meshes(&scene.scene.meshes.files);
+        }
         log::info!("{}: {} fluid + {} boundary particles", scene.name, scene.state.n_fluid, scene.state.n_boundary());
         Ok(Self { scene, driver, controls, error: None, watch, step_once: false, paused_by_blow_up: false })
     }
@@ -130,6 +133,9 @@ impl Session {
                 self.driver.replace_sim(sim);
                 self.controls.options = options;
                 log::info!("{}: reloaded, {} fluid + {} boundary particles", loaded.name, loaded.state.n_fluid, loaded.state.n_boundary());
+                if let Some(w) = &mut self.watch {
+                    w.set_meshes(&loaded.scene.meshes.files);
+                }
                 self.scene = loaded;
                 self.error = None;
                 self.resume_after_blow_up();

@@ -1,6 +1,6 @@
-//! Watches the scene file for changes by polling its modification time (twice a second, from
-//! the frame loop: no thread, no platform watcher, and it keeps working when an editor replaces
-//! the file instead of writing it in place).
+//! Watches the scene file, and the mesh files it names, for changes by polling their
+//! modification times (twice a second, from the frame loop: no thread, no platform watcher, and
+//! it keeps working when an editor replaces a file instead of writing it in place).
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
@@ -8,28 +8,38 @@ use std::time::{Duration, Instant, SystemTime};
 const EVERY: Duration = Duration::from_millis(500);
 
 pub struct SceneWatch {
-    path: PathBuf,
-    seen: Option<SystemTime>,
+    /// The scene file first, then its meshes, with the modification time last seen.
+    files: Vec<(PathBuf, Option<SystemTime>)>,
     last_check: Instant,
 }
 
 impl SceneWatch {
     pub fn new(path: &Path) -> Self {
-        Self { path: path.to_path_buf(), seen: modified(path), last_check: Instant::now() }
+        Self { files: vec![(path.to_path_buf(), modified(path))], last_check: Instant::now() }
     }
 
-    /// True once per change of the file's modification time (checked at most twice a second).
+    /// Watches these mesh files too (replacing the ones watched before), from their present
+    /// state.
+    pub fn set_meshes(&mut self, meshes: &[PathBuf]) {
+        self.files.truncate(1);
+        self.files.extend(meshes.iter().map(|m| (m.clone(), modified(m))));
+    }
+
+    /// True once per change of a file's modification time (checked at most twice a second).
     pub fn changed(&mut self) -> bool {
         if self.last_check.elapsed() < EVERY {
             return false;
         }
         self.last_check = Instant::now();
-        let now = modified(&self.path);
-        if now.is_some() && now != self.seen {
-            self.seen = now;
-            return true;
+        let mut changed = false;
+        for (path, seen) in &mut self.files {
+            let now = modified(path);
+            if now.is_some() && now != *seen {
+                *seen = now;
+                changed = true;
+            }
         }
-        false
+        changed
     }
 
     /// When the next check is due (for the event loop's wake-up time).
@@ -61,6 +71,15 @@ mod tests {
         assert!(w.changed());
         w.last_check -= EVERY;
         assert!(!w.changed());
+        // a mesh the scene names
+        let mesh = dir.join("bowl.obj");
+        std::fs::write(&mesh, "v 0 0 0").unwrap();
+        w.set_meshes(std::slice::from_ref(&mesh));
+        w.last_check -= EVERY;
+        assert!(!w.changed());
+        std::fs::File::options().write(true).open(&mesh).unwrap().set_modified(later + Duration::from_secs(5)).unwrap();
+        w.last_check -= EVERY;
+        assert!(w.changed(), "a change of a mesh file is seen");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
