@@ -13,9 +13,9 @@ use std::sync::Arc;
 /// Slack when checking that shapes lie inside the domain, in metres.
 const INSIDE_TOLERANCE: f64 = 1e-5;
 
-/// A surface point of a solid must have a shell particle within this many spacings (a shell
-/// particle's sphere of radius s/2 then leaves no uncovered spot wider than 1.5 spacings).
-pub const COVERAGE_SPACINGS: f64 = 1.25;
+/// A surface point of a solid must have a shell particle within this many spacings (no spot of
+/// the surface is farther from the shell).
+pub const COVERAGE_SPACINGS: f64 = 1.5;
 
 impl Scene {
     /// Reads the meshes the fluid and solid entries name (relative to the directory of `file`)
@@ -76,33 +76,21 @@ impl Scene {
         }
     }
 
-    /// The lattice every solid's shell and every mesh of fluid is sampled on: anchored at the
-    /// domain's lower corner, so that it continues the tank walls' lattice.
-    pub fn lattice_over(&self, lo: DVec3, hi: DVec3) -> Lattice {
-        Lattice::covering(Vec3::from(self.domain.min).as_dvec3(), self.physics.spacing as f64, lo, hi)
-    }
-
     /// Thickness of a solid's shell: the tank walls' (`walls.layers` spacings).
     pub fn shell_thickness(&self) -> f64 {
         self.walls.layers as f64 * self.physics.spacing as f64
     }
 
-    /// The boundary particles of solid `i`: the lattice points inside it less than the shell
-    /// thickness deep.
+    /// The boundary particles of solid `i`: the points of its own lattice (centred in it, turned
+    /// with a primitive) inside it and less than the shell thickness deep.
     pub fn solid_shell(&self, i: usize) -> Vec<DVec3> {
-        let shape = self.solid_shape(i);
-        let (lo, hi) = shape.bounds();
-        shape.shell(&self.lattice_over(lo, hi), self.shell_thickness())
+        self.solid_shape(i).shell(self.physics.spacing as f64, self.shell_thickness())
     }
 
-    /// The fluid particles of a mesh entry: the lattice points inside it.
+    /// The fluid particles of a mesh entry: the points of its own lattice (centred in its
+    /// bounding box) inside it.
     pub fn mesh_fluid(&self, i: usize) -> Vec<DVec3> {
-        let shape = self.fluid_shape(i);
-        let (lo, hi) = shape.bounds();
-        let lattice = self.lattice_over(lo, hi);
-        let inside = shape.inside(&lattice);
-        let [n0, n1, _] = lattice.n;
-        inside.iter().enumerate().filter(|(_, i)| **i).map(|(idx, _)| lattice.point(idx % n0, (idx / n0) % n1, idx / (n0 * n1))).collect()
+        self.fluid_shape(i).fill(self.physics.spacing as f64)
     }
 
     /// The checks that need the shapes (after [`Scene::load_meshes`]).
@@ -181,7 +169,9 @@ impl Scene {
                         solid.inside(&l).into_iter().filter(|x| *x).count()
                     }
                     _ => {
-                        let l = self.lattice_over(lo, hi);
+                        // the mesh's own lattice, cut to the intersection
+                        let own = f.own_lattice(s);
+                        let l = Lattice::covering(own.origin - 0.5 * s, s, lo, hi);
                         f.inside(&l).into_iter().zip(solid.inside(&l)).filter(|(a, b)| *a && *b).count()
                     }
                 };

@@ -250,6 +250,21 @@ impl Lattice {
         Lattice { origin: anchor + (first + 0.5) * spacing, spacing, n: [n.x as usize, n.y as usize, n.z as usize] }
     }
 
+    /// A lattice centred in the box `[lo, hi]`: per axis as many points as round(extent / s)
+    /// (at least one), as far from one face as from the other (between s/4 and 3s/4 from
+    /// each), so a box's corners are as near a point as the lattice allows.
+    pub fn centred(lo: DVec3, hi: DVec3, spacing: f64) -> Lattice {
+        let n = ((hi - lo) / spacing).round().max(DVec3::ONE);
+        let origin = (lo + hi) * 0.5 - (n - 1.0) * spacing * 0.5;
+        Lattice { origin, spacing, n: [n.x as usize, n.y as usize, n.z as usize] }
+    }
+
+    /// Every point, in index order.
+    pub fn points(&self) -> impl Iterator<Item = DVec3> + '_ {
+        let [n0, n1, n2] = self.n;
+        (0..n2).flat_map(move |k| (0..n1).flat_map(move |j| (0..n0).map(move |i| self.point(i, j, k))))
+    }
+
     pub fn point(&self, i: usize, j: usize, k: usize) -> DVec3 {
         self.origin + DVec3::new(i as f64, j as f64, k as f64) * self.spacing
     }
@@ -646,23 +661,57 @@ impl Shape {
         }
     }
 
-    /// The points of `lattice` inside the shape less than `thickness` deep: its shell.
-    pub fn shell(&self, lattice: &Lattice, thickness: f64) -> Vec<DVec3> {
-        let inside = self.inside(lattice);
-        let [n0, n1, _] = lattice.n;
-        let point = |idx: usize| lattice.point(idx % n0, (idx / n0) % n1, idx / (n0 * n1));
+    /// The lattice a shape is sampled on: centred in its box (for a primitive, in its own
+    /// frame: the lattice turns with it).
+    pub fn own_lattice(&self, spacing: f64) -> Lattice {
+        match self {
+            Shape::Primitive(prim, _) => {
+                let h = prim.half_extent();
+                Lattice::centred(-h, h, spacing)
+            }
+            _ => {
+                let (lo, hi) = self.bounds();
+                Lattice::centred(lo, hi, spacing)
+            }
+        }
+    }
+
+    /// The shape's shell: the points of its own lattice ([`Shape::own_lattice`]) inside it and
+    /// less than `thickness` deep, in scene coordinates.
+    pub fn shell(&self, spacing: f64, thickness: f64) -> Vec<DVec3> {
+        let lattice = self.own_lattice(spacing);
         match self {
             Shape::Mesh(m) => {
-                let field = DistanceField::new(m, thickness.max(lattice.spacing));
-                inside.iter().enumerate().filter(|(_, i)| **i).map(|(idx, _)| point(idx)).filter(|p| field.within(*p, thickness).is_some_and(|d| d < thickness)).collect()
+                let inside = self.inside(&lattice);
+                let field = DistanceField::new(m, thickness.max(spacing));
+                lattice.points().zip(inside).filter(|(_, i)| *i).map(|(p, _)| p).filter(|p| field.within(*p, thickness).is_some_and(|d| d < thickness)).collect()
             }
-            _ => inside
-                .iter()
-                .enumerate()
-                .filter(|(_, i)| **i)
-                .map(|(idx, _)| point(idx))
-                .filter(|p| -self.primitive_distance(*p) < thickness)
+            Shape::Primitive(prim, place) => lattice
+                .points()
+                .filter(|p| {
+                    let d = prim.signed_distance(*p);
+                    d <= 0.0 && -d < thickness
+                })
+                .map(|p| place.translation + place.rotation * p)
                 .collect(),
+            Shape::Block(..) => {
+                let inside = self.inside(&lattice);
+                lattice.points().zip(inside).filter(|(_, i)| *i).map(|(p, _)| p).filter(|p| -self.primitive_distance(*p) < thickness).collect()
+            }
+        }
+    }
+
+    /// The points of the shape's own lattice inside it (a body of fluid).
+    pub fn fill(&self, spacing: f64) -> Vec<DVec3> {
+        let lattice = self.own_lattice(spacing);
+        match self {
+            Shape::Primitive(prim, place) => {
+                lattice.points().filter(|p| prim.signed_distance(*p) <= 0.0).map(|p| place.translation + place.rotation * p).collect()
+            }
+            _ => {
+                let inside = self.inside(&lattice);
+                lattice.points().zip(inside).filter(|(_, i)| *i).map(|(p, _)| p).collect()
+            }
         }
     }
 

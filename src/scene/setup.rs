@@ -138,17 +138,10 @@ pub fn build(scene: &Scene) -> InitialState {
             }
         }
     }
-    // solids: their shells on the same lattice (anchored at the domain's corner, like the walls'
-    // continuation), each lattice point once where solids overlap
-    let anchor = dmin.as_dvec3();
-    let mut taken = std::collections::HashSet::new();
+    // solids: each its shell on its own lattice (centred in it: its faces as near the lattice as
+    // they can be)
     for i in 0..scene.solids.len() {
-        for x in scene.solid_shell(i) {
-            let key = ((x - anchor) / sd - 0.5).round().as_i64vec3();
-            if taken.insert((key.x, key.y, key.z)) {
-                walls.push(x);
-            }
-        }
+        walls.extend(scene.solid_shell(i));
     }
     // Walls at least as thick as the support radius continue the fluid lattice on the other
     // side of every face (edges and corners filled), so a wall particle stands for exactly one
