@@ -48,7 +48,7 @@ pub struct RenderArgs {
     /// Draw without the domain box.
     #[arg(long)]
     pub no_box: bool,
-    /// Draw the walls' particles too.
+    /// Draw the tank walls' particles too (a scene's solids are always drawn).
     #[arg(long)]
     pub walls: bool,
     /// Render and time the frames without writing PNGs (for measuring).
@@ -153,6 +153,7 @@ pub fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -> anyho
     }
     settings.show_box = !args.no_box;
     settings.show_boundary = args.walls;
+    settings.has_solids = !scene.solids.is_empty();
     let target = device.create_texture(&wgpu::TextureDescriptor {
         label: Some("render.offscreen"),
         size: wgpu::Extent3d { width, height, depth_or_array_layers: 1 },

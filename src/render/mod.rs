@@ -163,6 +163,8 @@ pub struct ViewSettings {
     pub ranges: [(f32, f32); 3],
     pub show_boundary: bool,
     pub show_box: bool,
+    /// The scene has solids (their boundary particles are drawn in either view).
+    pub has_solids: bool,
     /// The surface view's filter, absorption and environment.
     pub surface: surface::SurfaceSettings,
 }
@@ -176,6 +178,7 @@ impl ViewSettings {
             ranges: ColorMode::ALL.map(|m| m.default_range(params)),
             show_boundary: false,
             show_box: true,
+            has_solids: false,
             surface: surface::SurfaceSettings::new(params),
         }
     }
@@ -343,7 +346,7 @@ impl Renderer {
                         lines::draw(pass, lines);
                     }
                     if let Some((set, n)) = draw
-                        && settings.show_boundary
+                        && (settings.show_boundary || settings.has_solids)
                     {
                         sprites::draw(pass, sprites, set, n);
                     }
