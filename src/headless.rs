@@ -387,6 +387,10 @@ fn finish_run(r: RunResult, out: &Path, scene: &Scene) -> anyhow::Result<()> {
         scene.grid.capacity,
         last.overflows,
     );
+    if !scene.solids.is_empty() {
+        let most = r.rows.iter().map(|row| row.inside_solids).max().unwrap_or(0);
+        eprintln!("fluid particles inside solids (leaks): {} now, at most {most} at any probe", last.inside_solids);
+    }
     match r.stopped {
         Some(stopped) => Err(stopped.into()),
         None => Ok(()),
@@ -466,6 +470,7 @@ pub fn run_scene(
     let mut sim = Sim::new(gpu, &state, crate::scene::setup::sim_options(scene)).map_err(|e| e.for_scene(scene_label))?;
     let params = *sim.params();
     let setup = ProbeSetup::new(&params, scene.physics.spacing, &cfg.gauges).with_point_gauges(&cfg.point_gauges);
+    let solids = crate::scene::bodies::SolidMask::new(scene);
     let every = cfg.every.max(1);
     let dt = params.dt as f64;
     let hash = scene_hash(scene);
@@ -623,6 +628,9 @@ pub fn run_scene(
             row.wall_clamps_per_step = delta.clamps_per_step();
             row.max_per_cell = d.max_per_cell;
             row.overflows = d.overflows;
+            if !solids.is_empty() {
+                row.inside_solids = probe::fluid(&p).filter(|(x, ..)| solids.contains(glam::DVec3::from(*x))).count() as u32;
+            }
             if let Some(w) = csv.as_mut() {
                 w.line(&row.csv())?;
             }

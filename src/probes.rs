@@ -125,6 +125,9 @@ pub struct ProbeRow {
     pub max_per_cell: u32,
     /// Particles over the cell capacity in the last grid build.
     pub overflows: u32,
+    /// Fluid particles inside a solid, more than a quarter spacing deep: leaks (0 without
+    /// solids). See [`crate::scene::bodies::SolidMask`].
+    pub inside_solids: u32,
 }
 
 /// Neighbours are counted within this fraction of h: the kernel vanishes at h, and lattice sites
@@ -153,7 +156,7 @@ impl ProbeRow {
         s.push_str(",max_density_error,mean_density_error,max_density_error_interior");
         s.push_str(",kinetic_J,potential_J,elastic_J,momentum_x,momentum_y,momentum_z");
         s.push_str(",max_speed_m_s,min_wall_distance_m,wall_clamps,non_finite,outside");
-        s.push_str(",max_density_error_bulk,spray,max_compression,wall_clamps_per_step,max_per_cell,overflows");
+        s.push_str(",max_density_error_bulk,spray,max_compression,wall_clamps_per_step,max_per_cell,overflows,inside_solids");
         s
     }
 
@@ -173,13 +176,16 @@ impl ProbeRow {
             ",{:.6e},{},{:.6e},{:.6},{},{}",
             self.max_density_error_bulk, self.spray, self.max_compression, self.wall_clamps_per_step, self.max_per_cell, self.overflows
         ));
+        s.push_str(&format!(",{}", self.inside_solids));
         s
     }
 
-    /// Parses a line written by [`ProbeRow::csv`] with `n_gauges` gauges.
+    /// Parses a line written by [`ProbeRow::csv`] with `n_gauges` gauges (also one written
+    /// before the `inside_solids` column, which then reads 0).
     pub fn parse(line: &str, n_gauges: usize) -> Option<ProbeRow> {
         let f: Vec<&str> = line.trim().split(',').collect();
-        if f.len() != 3 + n_gauges + 3 + 6 + 5 + 6 {
+        let base = 3 + n_gauges + 3 + 6 + 5 + 6;
+        if f.len() != base && f.len() != base + 1 {
             return None;
         }
         let num = |i: usize| f[i].parse::<f64>().ok();
@@ -213,6 +219,9 @@ impl ProbeRow {
         row.wall_clamps_per_step = next()?;
         row.max_per_cell = next()? as u32;
         row.overflows = next()? as u32;
+        if f.len() == base + 1 {
+            row.inside_solids = next()? as u32;
+        }
         Some(row)
     }
 }
@@ -256,29 +265,35 @@ pub fn neighbour_counts(setup: &ProbeSetup, p: &Particles) -> Vec<u32> {
     for (i, x) in all.iter().enumerate() {
         cells.entry(key(*x)).or_default().push(i as u32);
     }
-    fluid(p)
-        .map(|(x, ..)| {
-            if !x.iter().all(|c| c.is_finite()) {
-                return 0;
-            }
-            let c = key(x);
-            let mut n = 0u32;
-            for dz in -1..=1 {
-                for dy in -1..=1 {
-                    for dx in -1..=1 {
-                        for &j in cells.get(&[c[0] + dx, c[1] + dy, c[2] + dz]).map_or(&[][..], |v| v.as_slice()) {
-                            let y = all[j as usize];
-                            let d2 = (0..3).map(|a| (x[a] - y[a]) * (x[a] - y[a])).sum::<f64>();
-                            if d2 > 0.0 && d2 < reach2 {
-                                n += 1;
-                            }
+    let count = |x: [f64; 3]| {
+        if !x.iter().all(|c| c.is_finite()) {
+            return 0;
+        }
+        let c = key(x);
+        let mut n = 0u32;
+        for dz in -1..=1 {
+            for dy in -1..=1 {
+                for dx in -1..=1 {
+                    for &j in cells.get(&[c[0] + dx, c[1] + dy, c[2] + dz]).map_or(&[][..], |v| v.as_slice()) {
+                        let y = all[j as usize];
+                        let d2 = (0..3).map(|a| (x[a] - y[a]) * (x[a] - y[a])).sum::<f64>();
+                        if d2 > 0.0 && d2 < reach2 {
+                            n += 1;
                         }
                     }
                 }
             }
-            n
-        })
-        .collect()
+        }
+        n
+    };
+    // the counts are independent: split over the host's cores (the same result in any order)
+    let xs: Vec<[f64; 3]> = fluid(p).map(|(x, ..)| x).collect();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(32);
+    let chunk = xs.len().div_ceil(threads).max(1);
+    std::thread::scope(|scope| {
+        let parts: Vec<_> = xs.chunks(chunk).map(|part| scope.spawn(move || part.iter().map(|&x| count(x)).collect::<Vec<u32>>())).collect();
+        parts.into_iter().flat_map(|h| h.join().expect("a neighbour count thread panicked")).collect()
+    })
 }
 
 /// Measures every probe of a particle readback (the GPU counters are the caller's to fill in).

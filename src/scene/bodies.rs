@@ -197,3 +197,69 @@ fn dedup(mut files: Vec<PathBuf>) -> Vec<PathBuf> {
     files.dedup();
     files
 }
+
+/// Which points lie inside a scene's solids, more than a quarter spacing deep (a fluid particle
+/// there has gone through a solid's shell: a leak).
+pub struct SolidMask {
+    solids: Vec<MaskedSolid>,
+    depth: f64,
+}
+
+struct MaskedSolid {
+    shape: Shape,
+    lo: DVec3,
+    hi: DVec3,
+    /// For a mesh: on a lattice of half a spacing, whether each point is inside and farther
+    /// from the surface than the depth plus the reach of its voxel.
+    voxels: Option<(Lattice, Vec<bool>)>,
+}
+
+impl SolidMask {
+    pub fn new(scene: &Scene) -> Self {
+        let s = scene.physics.spacing as f64;
+        let solids = (0..scene.solids.len())
+            .map(|i| {
+                let shape = scene.solid_shape(i);
+                let (lo, hi) = shape.bounds();
+                let voxels = match &shape {
+                    Shape::Mesh(m) => {
+                        let l = Lattice::centred(lo, hi, 0.5 * s);
+                        let field = geometry::DistanceField::new(m, s);
+                        let reach = 0.25 * s + 0.5 * 3f64.sqrt() * 0.5 * s;
+                        let deep = l.points().zip(shape.inside(&l)).map(|(p, inside)| inside && field.within(p, reach).is_none()).collect();
+                        Some((l, deep))
+                    }
+                    _ => None,
+                };
+                MaskedSolid { shape, lo, hi, voxels }
+            })
+            .collect();
+        Self { solids, depth: 0.25 * s }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.solids.is_empty()
+    }
+
+    /// `p` is inside a solid, deeper than a quarter spacing.
+    pub fn contains(&self, p: DVec3) -> bool {
+        self.solids.iter().any(|m| {
+            if p.cmplt(m.lo).any() || p.cmpgt(m.hi).any() {
+                return false;
+            }
+            match (&m.shape, &m.voxels) {
+                (Shape::Primitive(prim, place), _) => prim.signed_distance(place.local(p)) < -self.depth,
+                (_, Some((l, deep))) => {
+                    let idx = ((p - l.origin) / l.spacing).round();
+                    let [n0, n1, n2] = l.n;
+                    if idx.cmplt(DVec3::ZERO).any() || idx.x >= n0 as f64 || idx.y >= n1 as f64 || idx.z >= n2 as f64 {
+                        return false;
+                    }
+                    let k = idx.x as usize + n0 * (idx.y as usize + n1 * idx.z as usize);
+                    deep[k]
+                }
+                _ => false,
+            }
+        })
+    }
+}
