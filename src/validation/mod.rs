@@ -29,6 +29,11 @@ pub struct ValidateArgs {
     /// Do not run: re-evaluate and re-plot the run folders already in --out.
     #[arg(long)]
     pub replot: bool,
+    /// Plot a `rillet run` of scenes/studies/spheric_test2_1m.ron (or scenes/spheric_test2.ron)
+    /// from its folder: gauges H2 and H4 against the measured heights, into OUT/spheric_test2.png
+    /// (runs no case).
+    #[arg(long, value_name = "RUN_DIR")]
+    pub spheric: Option<PathBuf>,
 }
 
 /// Runs (or, with `replot`, re-reads) the runs of `cases` and evaluates them; writes the PNGs and
@@ -78,6 +83,11 @@ pub fn validate(
 }
 
 pub fn run(args: ValidateArgs) -> anyhow::Result<()> {
+    if let Some(dir) = &args.spheric {
+        let path = spheric_figure(dir, &args.out)?;
+        println!("{}", path.display());
+        return Ok(());
+    }
     let cases = if args.cases.is_empty() { Case::ALL.to_vec() } else { args.cases.clone() };
     let res = if args.full { Resolution::Full } else { Resolution::Ci };
     let gpu = if args.replot { None } else { Some(Gpu::headless()?) };
@@ -92,4 +102,37 @@ pub fn run(args: ValidateArgs) -> anyhow::Result<()> {
     println!("report: {}", args.out.join("report.md").display());
     anyhow::ensure!(failed == 0, "{failed} validation checks failed (see {})", args.out.join("report.md").display());
     Ok(())
+}
+
+/// The SPHERIC Test 2 measured heights shipped in the repository: (t, H2, H4).
+pub const SPHERIC_MEASURED: &str = include_str!("../../docs/validation/spheric_test2_measured.csv");
+
+/// Parses [`SPHERIC_MEASURED`].
+pub fn spheric_measured() -> Vec<(f64, f64, f64)> {
+    SPHERIC_MEASURED
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("t_s"))
+        .filter_map(|l| {
+            let v: Vec<f64> = l.split(',').filter_map(|x| x.trim().parse().ok()).collect();
+            (v.len() == 3).then(|| (v[0], v[1], v[2]))
+        })
+        .collect()
+}
+
+/// Gauges H2 (x = 2.228 m) and H4 (x = 0.582 m) of a run of the SPHERIC scene against the
+/// measurement; the run's point gauges must include them.
+pub fn spheric_figure(run_dir: &Path, out: &Path) -> anyhow::Result<PathBuf> {
+    let r = headless::read_run(run_dir)?;
+    let find = |x: f32| {
+        r.meta.point_gauges.iter().position(|g| (g[0] - x).abs() < 1e-3 && (g[1] - 0.5).abs() < 1e-3).map(|k| r.meta.gauges.len() + k).with_context(|| {
+            format!("{}: no point gauge at x = {x}, z = 0.5 (the SPHERIC scene's H2 and H4)", run_dir.display())
+        })
+    };
+    let (h2, h4) = (find(2.228)?, find(0.582)?);
+    let ours: Vec<(f64, f64, f64)> = r.rows.iter().map(|row| (row.time, row.gauges[h2], row.gauges[h4])).collect();
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    let path = out.join("spheric_test2.png");
+    let label = format!("Rillet, {} fluid particles, s = {} m", r.meta.fluid_particles, r.meta.spacing);
+    plot::spheric(&path, &ours, &spheric_measured(), &label)?;
+    Ok(path)
 }

@@ -252,3 +252,31 @@ pub fn conservation(path: &Path, drift: &[(f64, [f64; 3])], energy: &[(f64, f64,
         Ok(())
     })
 }
+
+/// SPHERIC Test 2: water heights H2 and H4 over time, ours against the measurement.
+pub fn spheric(path: &Path, ours: &[(f64, f64, f64)], measured: &[(f64, f64, f64)], label: &str) -> anyhow::Result<()> {
+    figure(path, 2, |areas| {
+        let t_max = ours.last().map_or(1.5, |p| p.0);
+        for (k, (name, x)) in [("H2", 2.228), ("H4", 0.582)].into_iter().enumerate() {
+            let pick = |p: &(f64, f64, f64)| if k == 0 { p.1 } else { p.2 };
+            let mut c = ChartBuilder::on(&areas[k])
+                .caption(format!("{name}: water height at x = {x} m, z = 0.5 m"), (FONT, 22))
+                .margin(12)
+                .x_label_area_size(45)
+                .y_label_area_size(55)
+                .build_cartesian_2d(0.0..t_max, 0.0..0.6)
+                .map_err(e)?;
+            c.configure_mesh().x_desc("t (s)").y_desc("height (m)").label_style((FONT, 14)).draw().map_err(e)?;
+            c.draw_series(LineSeries::new(measured.iter().filter(|p| p.0 <= t_max).map(|p| (p.0, pick(p))), RED.stroke_width(2)))
+                .map_err(e)?
+                .label("measured (Kleefsman et al. 2005, MARIN)")
+                .legend(line_legend(RED));
+            c.draw_series(LineSeries::new(ours.iter().map(|p| (p.0, pick(p))), BLUE.stroke_width(2)))
+                .map_err(e)?
+                .label(label.to_string())
+                .legend(line_legend(BLUE));
+            legend!(c);
+        }
+        Ok(())
+    })
+}
