@@ -283,6 +283,8 @@ fn a_bad_scene_is_one_message_and_exit_code_2() {
         ("negative_spacing.ron", "physics.spacing = -0.02 is out of range: allowed (0, 10] m"),
         ("syntax_error.ron", "syntax_error.ron:5:"),
         ("unknown_field.ron", "unknown field `spacnig`"),
+        ("missing_mesh.ron", "solids[0].path = \"meshes/no_such_mesh.obj\": cannot read the mesh"),
+        ("fluid_in_solid.ron", "fluid[0] = 2000 fluid particles inside solids[0]"),
     ] {
         let path = root().join("tests/bad_scenes").join(file);
         // no display needed: the scene is checked before any window opens

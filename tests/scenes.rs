@@ -113,6 +113,46 @@ fn zero_capacity() {
     assert_invalid("zero_capacity.ron", "grid.capacity", "[1, 1000000]");
 }
 
+/// Asserts a mesh error for `field` naming the mesh file `path`, whose message contains `want`.
+fn assert_mesh(name: &str, want_field: &str, want_path: &str, want: &str) {
+    let (err, shown) = load_bad(name);
+    let SceneError::Mesh { field, path, message, .. } = &err else { panic!("{name}: expected Mesh, got {err:?}") };
+    assert_eq!(field, want_field, "{shown}");
+    assert_eq!(path, want_path, "{shown}");
+    assert!(message.contains(want), "{shown}");
+    assert!(shown.contains(&format!(": {want_field} = \"{want_path}\": ")), "{shown}");
+}
+
+#[test]
+fn missing_mesh() {
+    assert_mesh("missing_mesh.ron", "solids[0].path", "meshes/no_such_mesh.obj", "No such file");
+}
+
+#[test]
+fn unreadable_mesh() {
+    assert_mesh("unreadable_mesh.ron", "fluid[1].mesh", "meshes/garbage.stl", "not a valid STL file");
+}
+
+#[test]
+fn open_fluid_mesh() {
+    assert_mesh("open_fluid_mesh.ron", "fluid[0].mesh", "meshes/open_box.obj", "not closed");
+}
+
+#[test]
+fn solid_outside_domain() {
+    assert_invalid("solid_outside_domain.ron", "solids[0]", "inside the domain (0.0000, 0.0000, 0.0000)..(1.0000, 1.0000, 1.0000)");
+}
+
+#[test]
+fn fluid_in_solid() {
+    assert_invalid("fluid_in_solid.ron", "fluid[0]", "fluid that does not overlap any solid");
+}
+
+#[test]
+fn thin_solid() {
+    assert_invalid("thin_solid.ron", "solids[0].size[1]", "≥ 0.04 m (two spacings");
+}
+
 #[test]
 fn every_bad_scene_is_tested() {
     let names: Vec<String> =
@@ -120,10 +160,16 @@ fn every_bad_scene_is_tested() {
     let tested = [
         "block_outside_domain.ron",
         "dt_too_large.ron",
+        "fluid_in_solid.ron",
+        "missing_mesh.ron",
         "negative_spacing.ron",
+        "open_fluid_mesh.ron",
         "overlapping_blocks.ron",
+        "solid_outside_domain.ron",
         "syntax_error.ron",
+        "thin_solid.ron",
         "unknown_field.ron",
+        "unreadable_mesh.ron",
         "zero_capacity.ron",
         "zero_cell_size.ron",
     ];

@@ -121,10 +121,16 @@ impl TriMesh {
     /// file's extension.
     pub fn load(path: &std::path::Path) -> Result<TriMesh, MeshError> {
         let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+        if !matches!(ext.as_deref(), Some("obj" | "stl")) {
+            return Err(MeshError::Read("the file name must end in .obj or .stl".into()));
+        }
+        let bytes = std::fs::read(path).map_err(|e| MeshError::Read(e.to_string()))?;
         let mesh = match ext.as_deref() {
             Some("obj") => {
                 let options = tobj::LoadOptions { triangulate: true, single_index: true, ..Default::default() };
-                let (models, _materials) = tobj::load_obj(path, &options).map_err(|e| MeshError::Read(e.to_string()))?;
+                // materials are not read: a mesh is only its shape
+                let (models, _) = tobj::load_obj_buf(&mut std::io::Cursor::new(&bytes), &options, |_| Err(tobj::LoadError::OpenFileFailed))
+                    .map_err(|e| MeshError::Read(format!("not a valid OBJ file ({e})")))?;
                 let mut mesh = TriMesh::default();
                 for m in models {
                     let base = mesh.vertices.len() as u32;
@@ -135,14 +141,13 @@ impl TriMesh {
                 mesh
             }
             Some("stl") => {
-                let mut file = std::fs::File::open(path).map_err(|e| MeshError::Read(e.to_string()))?;
-                let stl = stl_io::read_stl(&mut file).map_err(|e| MeshError::Read(e.to_string()))?;
+                let stl = stl_io::read_stl(&mut std::io::Cursor::new(&bytes)).map_err(|e| MeshError::Read(format!("not a valid STL file ({e})")))?;
                 TriMesh {
                     vertices: stl.vertices.iter().map(|v| DVec3::new(v.0[0] as f64, v.0[1] as f64, v.0[2] as f64)).collect(),
                     triangles: stl.faces.iter().map(|f| f.vertices.map(|i| i as u32)).collect(),
                 }
             }
-            _ => return Err(MeshError::Read("the file name must end in .obj or .stl".into())),
+            _ => unreachable!("checked above"),
         };
         if mesh.triangles.is_empty() {
             return Err(MeshError::Empty);

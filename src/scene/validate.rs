@@ -138,15 +138,6 @@ impl Scene {
             for a in 0..3 {
                 v.limit(&format!("fluid[{i}].rotation[{a}]"), f.rotation[a], &limits::ROTATION)?;
             }
-            let speed = glam::Vec3::from(f.velocity).length();
-            let (c, _) = super::setup::resolve_pressure(self);
-            if speed >= 0.5 * c {
-                return Err(v.invalid(
-                    &format!("fluid[{i}].velocity"),
-                    vec3(f.velocity),
-                    &format!("a speed below half the speed of sound, {:.4} m/s (c = {c:.4} m/s): weak compressibility holds only well below it", 0.5 * c),
-                ));
-            }
             let Some(b) = f.block() else { continue };
             for a in 0..3 {
                 let (lo, hi) = (dmin[a] - INSIDE_TOLERANCE, dmax[a] + INSIDE_TOLERANCE);
@@ -228,6 +219,18 @@ impl Scene {
         let s = p.spacing;
         let layers = self.walls.layers;
         let (dmin, dmax) = (self.domain.min, self.domain.max);
+        // initial velocities against the speed of sound (which may depend on a mesh's height)
+        let (c, _) = super::setup::resolve_pressure(self);
+        for (i, f) in self.fluid.iter().enumerate() {
+            let speed = glam::Vec3::from(f.velocity).length();
+            if speed >= 0.5 * c {
+                return Err(v.invalid(
+                    &format!("fluid[{i}].velocity"),
+                    vec3(f.velocity),
+                    &format!("a speed below half the speed of sound, {:.4} m/s (c = {c:.4} m/s): weak compressibility holds only well below it", 0.5 * c),
+                ));
+            }
+        }
         // particle count, first in u128 so that count_particles (u64) cannot overflow
         let n = |lo: f32, hi: f32| lattice_count(lo, hi, s) as u128;
         let fluid: u128 = (0..self.fluid.len())
