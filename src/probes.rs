@@ -587,7 +587,20 @@ mod tests {
             domain_min: [0.0; 3],
             domain_max: [4.0, 2.0, 1.0],
             gauges: vec![0.5],
+            point_gauges: vec![],
         }
+    }
+
+    /// A point gauge is the slab gauge's height over a column: a flat block reads its height at
+    /// any point of it, and nothing outside it.
+    #[test]
+    fn point_gauges_read_the_height_of_their_column() {
+        let s = setup();
+        let p = block(20, 6, 10);
+        let slab = gauge_height(&s, &p, 0.95);
+        let point = point_gauge_height(&s, &p, 0.95, 0.5);
+        assert!(slab > 0.0 && (point - slab).abs() < 1e-9, "{point} {slab}");
+        assert_eq!(point_gauge_height(&s, &p, 3.0, 0.5), 0.0);
     }
 
     /// A block of `nx × ny × nz` particles at the lattice sites from the origin, plus one wall particle.
