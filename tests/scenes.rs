@@ -193,3 +193,14 @@ fn show_messages() {
         println!("{}", Scene::load(&path).unwrap_err());
     }
 }
+
+/// The scene shown in README.md is a valid scene.
+#[test]
+fn the_readme_scene_parses() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let start = readme.find("```ron\n").expect("a ron block in README.md") + "```ron\n".len();
+    let end = start + readme[start..].find("```").unwrap();
+    let scene = Scene::parse(&readme[start..end], "README.md").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(scene.solids.len(), 1);
+    assert_eq!(scene.probes.point_gauges.len(), 1);
+}
