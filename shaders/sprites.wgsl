@@ -38,9 +38,9 @@ fn scalar(vel_rho: vec4<f32>) -> f32 {
 
 // One instance per particle, six vertices (two triangles) per instance. The quad faces the eye
 // (not just the camera plane) and is grown by d / sqrt(d² − r²) so that it covers the sphere's
-// silhouette exactly; the fragment shader then ray-casts the sphere. Hidden particles (the tank's
-// walls unless asked for, or a non-finite state) get a degenerate position outside the clip
-// volume; solids' boundary particles are always drawn.
+// silhouette exactly; the fragment shader then ray-casts the sphere. Hidden particles (boundary
+// particles unless asked for — solids are drawn as surfaces, render.solids — or a non-finite
+// state) get a degenerate position outside the clip volume.
 @vertex
 fn vs_sprite(@builtin(vertex_index) vi: u32, @location(0) pos_mass: vec4<f32>, @location(1) vel_rho: vec4<f32>) -> SpriteOut {
     var out: SpriteOut;
@@ -53,11 +53,7 @@ fn vs_sprite(@builtin(vertex_index) vi: u32, @location(0) pos_mass: vec4<f32>, @
     let c = (frame.view * vec4<f32>(pos_mass.xyz, 1.0)).xyz;
     let r = frame.radius;
     let d = length(c);
-    // a boundary particle inside the domain belongs to a solid (always drawn); outside it, to
-    // the tank's walls (drawn when asked for)
-    let in_domain = all(pos_mass.xyz >= frame.domain_min) && all(pos_mass.xyz <= frame.domain_max);
-    let wall = boundary && !in_domain;
-    if (wall && frame.show_boundary == 0u) || (!boundary && frame.show_fluid == 0u) || d <= r * 1.01 || d != d {
+    if (boundary && frame.show_boundary == 0u) || (!boundary && frame.show_fluid == 0u) || d <= r * 1.01 || d != d {
         out.clip = vec4<f32>(2.0, 2.0, 2.0, 1.0);
         return out;
     }

@@ -48,7 +48,8 @@ pub struct RenderArgs {
     /// Draw without the domain box.
     #[arg(long)]
     pub no_box: bool,
-    /// Draw the tank walls' particles too (a scene's solids are always drawn).
+    /// Draw the boundary particles too: the tank's walls and the solids' shells (solids are
+    /// drawn as surfaces either way).
     #[arg(long)]
     pub walls: bool,
     /// Render and time the frames without writing PNGs (for measuring).
@@ -153,7 +154,7 @@ pub fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -> anyho
     }
     settings.show_box = !args.no_box;
     settings.show_boundary = args.walls;
-    settings.has_solids = !scene.solids.is_empty();
+    renderer.set_solids(device, &scene.solid_triangles());
     let target = device.create_texture(&wgpu::TextureDescriptor {
         label: Some("render.offscreen"),
         size: wgpu::Extent3d { width, height, depth_or_array_layers: 1 },

@@ -36,6 +36,7 @@ pub const FILES: &[(&str, &str)] = &[
     ("reorder", include_str!("../shaders/reorder.wgsl")),
     ("scan", include_str!("../shaders/scan.wgsl")),
     ("scatter", include_str!("../shaders/scatter.wgsl")),
+    ("solids", include_str!("../shaders/solids.wgsl")),
     ("sort_cells", include_str!("../shaders/sort_cells.wgsl")),
     ("sprites", include_str!("../shaders/sprites.wgsl")),
     ("surface_common", include_str!("../shaders/surface_common.wgsl")),

@@ -36,6 +36,11 @@ impl SceneView {
         }
     }
 
+    /// The scene's solids (triangles) to draw, when a scene is loaded.
+    pub fn set_solids(&mut self, gpu: &Gpu, triangles: &[[f32; 3]]) {
+        self.renderer.set_solids(&gpu.device, triangles);
+    }
+
     /// Frames the whole scene again on the next frame.
     pub fn reframe(&mut self) {
         self.frame_camera = true;

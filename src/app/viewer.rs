@@ -75,7 +75,7 @@ impl Viewer {
         let mut view = SceneView::new(gpu, surface.scene_format, session.driver.sim().params(), [size.width, size.height]);
         view.settings.view = args.view;
         view.settings.surface.environment = args.environment;
-        view.settings.has_solids = !session.scene.scene.solids.is_empty();
+        view.set_solids(gpu, &session.scene.scene.solid_triangles());
         let state = &session.scene.state;
         let header = Report {
             adapter: gpu.describe(),
@@ -140,7 +140,7 @@ impl Viewer {
     /// A reload replaced the scene: the view and the title follow.
     fn replaced(&mut self, host: &Host, r: Reloaded) {
         self.view.scene_replaced(self.session.driver.sim().params(), r.domain_changed);
-        self.view.settings.has_solids = !self.session.scene.scene.solids.is_empty();
+        self.view.set_solids(host.gpu, &self.session.scene.scene.solid_triangles());
         host.window.set_title(&title(&self.session.scene.title));
         self.restarted();
     }

@@ -7,6 +7,7 @@ pub mod camera;
 pub mod colormap;
 pub mod image;
 pub mod lines;
+pub mod solids;
 pub mod sprites;
 pub mod surface;
 pub mod uniforms;
@@ -163,8 +164,6 @@ pub struct ViewSettings {
     pub ranges: [(f32, f32); 3],
     pub show_boundary: bool,
     pub show_box: bool,
-    /// The scene has solids (their boundary particles are drawn in either view).
-    pub has_solids: bool,
     /// The surface view's filter, absorption and environment.
     pub surface: surface::SurfaceSettings,
 }
@@ -178,7 +177,6 @@ impl ViewSettings {
             ranges: ColorMode::ALL.map(|m| m.default_range(params)),
             show_boundary: false,
             show_box: true,
-            has_solids: false,
             surface: surface::SurfaceSettings::new(params),
         }
     }
@@ -239,6 +237,9 @@ pub struct Renderer {
     lines: wgpu::RenderPipeline,
     depth: Option<(wgpu::TextureView, [u32; 2])>,
     surface: surface::SurfacePass,
+    solids_pipeline: wgpu::RenderPipeline,
+    /// The scene's solids as triangles, if it has any.
+    solids: Option<solids::SolidMesh>,
 }
 
 impl Renderer {
@@ -275,7 +276,15 @@ impl Renderer {
             bind_group,
             depth: None,
             surface: surface::SurfacePass::new(device, color),
+            solids_pipeline: solids::pipeline(device, &layout, color),
+            solids: None,
         }
+    }
+
+    /// The scene's solids, as triangles (three positions each; empty: none). Made when a scene
+    /// is loaded, not per frame.
+    pub fn set_solids(&mut self, device: &wgpu::Device, triangles: &[[f32; 3]]) {
+        self.solids = solids::SolidMesh::new(device, triangles);
     }
 
     fn depth_view(&mut self, device: &wgpu::Device, size: [u32; 2]) -> wgpu::TextureView {
@@ -331,6 +340,7 @@ impl Renderer {
                 settings.camera.distance,
             );
             let (bind_group, lines, sprites) = (&self.bind_group, &self.lines, &self.sprites);
+            let (solid_mesh, solids_pipeline) = (&self.solids, &self.solids_pipeline);
             let count = surface::PASSES.len();
             self.surface.record(
                 device,
@@ -345,8 +355,11 @@ impl Renderer {
                     if settings.show_box {
                         lines::draw(pass, lines);
                     }
+                    if let Some(m) = solid_mesh {
+                        m.draw(pass, solids_pipeline);
+                    }
                     if let Some((set, n)) = draw
-                        && (settings.show_boundary || settings.has_solids)
+                        && settings.show_boundary
                     {
                         sprites::draw(pass, sprites, set, n);
                     }
@@ -386,6 +399,9 @@ impl Renderer {
         pass.set_bind_group(0, &self.bind_group, &[]);
         if settings.show_box {
             lines::draw(&mut pass, &self.lines);
+        }
+        if let Some(m) = &self.solids {
+            m.draw(&mut pass, &self.solids_pipeline);
         }
         if let Some((set, n)) = draw {
             sprites::draw(&mut pass, &self.sprites, set, n);

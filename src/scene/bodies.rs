@@ -93,6 +93,23 @@ impl Scene {
         self.fluid_shape(i).fill(self.physics.spacing as f64)
     }
 
+    /// Every solid's surface as triangles (three positions each), for drawing: a mesh as it is,
+    /// a primitive as a fine mesh.
+    pub fn solid_triangles(&self) -> Vec<[f32; 3]> {
+        let mut out = Vec::new();
+        for i in 0..self.solids.len() {
+            let mesh = match self.solid_shape(i) {
+                Shape::Mesh(m) => (*m).clone(),
+                Shape::Primitive(p, place) => geometry::primitive_mesh(&p, &place, 48),
+                Shape::Block(..) => continue,
+            };
+            for t in &mesh.triangles {
+                out.extend(t.map(|k| mesh.vertices[k as usize].as_vec3().to_array()));
+            }
+        }
+        out
+    }
+
     /// The checks that need the shapes (after [`Scene::load_meshes`]).
     pub fn validate_bodies(&self, file: &str) -> Result<(), SceneError> {
         let invalid = |field: String, value: String, allowed: String| SceneError::Invalid { file: file.to_owned(), field, value, allowed };

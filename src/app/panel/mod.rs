@@ -372,7 +372,7 @@ fn view_settings(ui: &mut egui::Ui, state: &mut PanelState, view: &mut ViewSetti
         }
         View::Surface => surface_settings(ui, &mut view.surface),
     }
-    ui.checkbox(&mut view.show_boundary, "show the tank walls (B)");
+    ui.checkbox(&mut view.show_boundary, "show boundary particles (B)");
     ui.checkbox(&mut view.show_box, "show the domain box");
     ui.horizontal(|ui| {
         if ui.button("Frame the scene").on_hover_text("C").clicked() {
