@@ -244,3 +244,38 @@ fn spray_is_drawn_as_white_points_only_where_particles_stand_alone() {
         }
     }
 }
+
+/// A scene's solids are drawn as their surfaces, in both views, and hide what is behind them.
+#[test]
+fn solids_are_drawn_as_surfaces_in_both_views() {
+    let g = gpu();
+    let text = "(
+        domain: (min: (0, 0, 0), max: (0.4, 0.4, 0.4)),
+        fluid: [(min: (0.0, 0.0, 0.0), max: (0.1, 0.1, 0.1))],
+        solids: [Sphere(center: (0.2, 0.2, 0.2), radius: 0.1)],
+        physics: (spacing: 0.02, dt: 0.0004),
+    )";
+    let scene = rillet::scene::Scene::parse(text, "solid test").unwrap();
+    let triangles = scene.solid_triangles();
+    assert!(triangles.len() >= 3 * 1000 && triangles.len() % 3 == 0, "{} vertices", triangles.len());
+    let state = common::build(&scene);
+    let sim = common::sim(&state, rillet::scene::setup::sim_options(&scene));
+    for view in View::ALL {
+        let mut renderer = Renderer::new(&g.device, rillet::offscreen::FORMAT);
+        let s = settings(&sim, view);
+        let none = Frame::new(SIZE, draw_frame(g, &mut renderer, &s, sim.params(), Some((sim.current(), 0)), SIZE));
+        renderer.set_solids(&g.device, &triangles);
+        let with = Frame::new(SIZE, draw_frame(g, &mut renderer, &s, sim.params(), Some((sim.current(), 0)), SIZE));
+        let drawn = (0..with.rgb.len()).filter(|&k| differs(with.rgb[k], none.rgb[k], 8)).count();
+        // the sphere's disc: r = 0.1 m at the framing distance covers a few percent of the view
+        let share = drawn as f64 / with.rgb.len() as f64;
+        eprintln!("{view:?}: the solid covers {share:.3} of the view");
+        assert!((0.01..0.5).contains(&share), "{view:?}: the solid covers {share:.3} of the view");
+        // grey: the solid's shade has no colour of its own
+        let grey = (0..with.rgb.len()).filter(|&k| differs(with.rgb[k], none.rgb[k], 8)).filter(|&k| {
+            let [r, g, b] = with.rgb[k];
+            (r as i32 - b as i32).abs() < 40 && (g as i32 - b as i32).abs() < 40
+        });
+        assert!(grey.count() * 10 >= drawn * 9, "{view:?}: the solid is drawn grey");
+    }
+}
