@@ -257,7 +257,7 @@ fn solids_are_drawn_as_surfaces_in_both_views() {
     )";
     let scene = rillet::scene::Scene::parse(text, "solid test").unwrap();
     let triangles = scene.solid_triangles();
-    assert!(triangles.len() >= 3 * 1000 && triangles.len() % 3 == 0, "{} vertices", triangles.len());
+    assert!(triangles.len() >= 3 * 1000 && triangles.len().is_multiple_of(3), "{} vertices", triangles.len());
     let state = common::build(&scene);
     let sim = common::sim(&state, rillet::scene::setup::sim_options(&scene));
     for view in View::ALL {
