@@ -204,3 +204,14 @@ fn the_readme_scene_parses() {
     assert_eq!(scene.solids.len(), 1);
     assert_eq!(scene.probes.point_gauges.len(), 1);
 }
+
+/// An initial velocity at half the speed of sound or above is refused, naming the entry.
+#[test]
+fn a_fluid_velocity_near_the_speed_of_sound_is_refused() {
+    let scene = |v: &str| {
+        format!("(domain: (min: (0, 0, 0), max: (1, 1, 1)), fluid: [(min: (0, 0, 0), max: (0.2, 0.2, 0.2), velocity: ({v}, 0, 0))], physics: (pressure: SpeedOfSound(20.0), dt: 0.0004))")
+    };
+    assert!(Scene::parse(&scene("9.9"), "v.ron").is_ok());
+    let err = Scene::parse(&scene("10.0"), "v.ron").unwrap_err().to_string();
+    assert!(err.contains("fluid[0].velocity = (10, 0, 0)") && err.contains("below half the speed of sound"), "{err}");
+}
