@@ -41,10 +41,12 @@ pub struct RunArgs {
     /// Output folder for probes.csv, profile.csv and run.json (created if missing).
     #[arg(long, default_value = "out")]
     pub out: PathBuf,
-    /// Probe every this many steps (0 = about 500 probes over the run).
+    /// Probe every this many steps (0 = the scene's probes.every, or about 500 probes over the
+    /// run).
     #[arg(long, default_value_t = 0)]
     pub every: u64,
-    /// x positions (m) of water-height gauges, comma separated.
+    /// x positions (m) of water-height gauges, comma separated (after the scene's
+    /// probes.gauges; its point gauges are recorded too).
     #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
     pub gauges: Vec<f32>,
     /// Initial velocity of a fluid block, `BLOCK:VX,VY,VZ` (block index in the scene's `fluid`
