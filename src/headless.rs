@@ -315,7 +315,16 @@ pub enum Start {
 
 /// The content hash a checkpoint carries: FNV-1a of the scene as RON.
 pub fn scene_hash(scene: &Scene) -> u64 {
-    crate::checkpoint::fnv1a(ron::to_string(scene).unwrap_or_default().as_bytes())
+    let mut bytes = ron::to_string(scene).unwrap_or_default().into_bytes();
+    // the meshes the scene names, as they were read (a mesh edited between a run and its resume
+    // is another scene)
+    for mesh in scene.meshes.fluid.iter().chain(&scene.meshes.solids).flatten() {
+        for v in &mesh.vertices {
+            bytes.extend(v.to_array().iter().flat_map(|c| c.to_le_bytes()));
+        }
+        bytes.extend(mesh.triangles.iter().flatten().flat_map(|i| i.to_le_bytes()));
+    }
+    crate::checkpoint::fnv1a(&bytes)
 }
 
 /// Reads a run folder to resume: its run.json (scene, settings), the scene (its hash must be

@@ -161,3 +161,31 @@ fn a_fast_jet_does_not_get_through_the_thinnest_plate() {
     assert_eq!(d.non_finite, 0);
     assert!(worst > 0.35, "the jet reached the plate ({worst})");
 }
+
+/// A checkpoint belongs to a scene and the meshes it read: a mesh edited after the run makes
+/// another scene (resume refuses it), the same files the same one.
+#[test]
+fn the_scene_hash_covers_the_meshes() {
+    let dir = std::env::temp_dir().join(format!("rillet-hash-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("scenes")).unwrap();
+    std::fs::create_dir_all(dir.join("assets")).unwrap();
+    std::fs::copy(root().join("scenes/bowl.ron"), dir.join("scenes/bowl.ron")).unwrap();
+    std::fs::copy(root().join("assets/ball.stl"), dir.join("assets/ball.stl")).unwrap();
+    let bowl = std::fs::read_to_string(root().join("assets/bowl.obj")).unwrap();
+    std::fs::write(dir.join("assets/bowl.obj"), &bowl).unwrap();
+    let hash = || rillet::headless::scene_hash(&Scene::load(&dir.join("scenes/bowl.ron")).unwrap());
+    let first = hash();
+    assert_eq!(hash(), first, "the same files, the same scene");
+    // the bowl 1 % larger: its vertex lines rewritten
+    let larger: String = bowl
+        .lines()
+        .map(|l| match l.strip_prefix("v ") {
+            Some(v) => format!("v {}\n", v.split_whitespace().map(|c| (c.parse::<f64>().unwrap() * 1.01).to_string()).collect::<Vec<_>>().join(" ")),
+            None => format!("{l}\n"),
+        })
+        .collect();
+    std::fs::write(dir.join("assets/bowl.obj"), larger).unwrap();
+    assert_ne!(hash(), first, "an edited mesh is another scene");
+    let _ = std::fs::remove_dir_all(&dir);
+}
