@@ -597,6 +597,62 @@ mod tests {
         }
     }
 
+    /// Rows that pass exactly through a mesh's edges and vertices (a cube and an octahedron on
+    /// a lattice through their corners): points strictly inside have winding number 1, points
+    /// strictly outside 0 — no row double-counts a shared edge or misses a vertex.
+    #[test]
+    fn rows_through_edges_and_vertices_count_right() {
+        let here = Placement::new(1.0, [0.0; 3], [0.0; 3]);
+        let cube = primitive_mesh(&Primitive::Box { half: DVec3::splat(0.5) }, &here, 4);
+        let octahedron = {
+            let v = [
+                DVec3::X * 0.5,
+                -DVec3::X * 0.5,
+                DVec3::Y * 0.5,
+                -DVec3::Y * 0.5,
+                DVec3::Z * 0.5,
+                -DVec3::Z * 0.5,
+            ];
+            let mut m = TriMesh { vertices: v.to_vec(), triangles: Vec::new() };
+            // outward: (x, y, z) signs of each face's corners
+            for (a, b, c) in [(0, 2, 4), (2, 1, 4), (1, 3, 4), (3, 0, 4), (2, 0, 5), (1, 2, 5), (3, 1, 5), (0, 3, 5)] {
+                m.triangles.push([a, b, c]);
+            }
+            m
+        };
+        octahedron.check_closed().unwrap();
+        assert!(octahedron.volume() > 0.0);
+        let inside_cube = |p: DVec3| p.abs().max_element() < 0.5 - 1e-9;
+        let outside_cube = |p: DVec3| p.abs().max_element() > 0.5 + 1e-9;
+        let l1 = p1_norm;
+        let inside_oct = |p: DVec3| l1(p) < 0.5 - 1e-9;
+        let outside_oct = |p: DVec3| l1(p) > 0.5 + 1e-9;
+        // lattice points at multiples of 0.125 from -0.75: rows through y, z = ±0.5 and 0
+        for (mesh, inside, outside) in
+            [(&cube, &inside_cube as &dyn Fn(DVec3) -> bool, &outside_cube as &dyn Fn(DVec3) -> bool), (&octahedron, &inside_oct, &outside_oct)]
+        {
+            let l = Lattice { origin: DVec3::splat(-0.75), spacing: 0.125, n: [13, 13, 13] };
+            let w = winding_numbers(mesh, &l);
+            let (mut checked, mut on_surface) = (0, 0);
+            for (p, w) in l.points().zip(w) {
+                if inside(p) {
+                    assert_eq!(w, 1, "{p} inside");
+                    checked += 1;
+                } else if outside(p) {
+                    assert_eq!(w, 0, "{p} outside");
+                    checked += 1;
+                } else {
+                    on_surface += 1;
+                }
+            }
+            assert!(checked > 1000 && on_surface > 0, "{checked} checked, {on_surface} on the surface");
+        }
+    }
+
+    fn p1_norm(p: DVec3) -> f64 {
+        p.x.abs() + p.y.abs() + p.z.abs()
+    }
+
     #[test]
     fn revolved_profile_is_closed() {
         let m = revolve(&[(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)], 32);
