@@ -18,9 +18,11 @@ fn vs_solid(@location(0) position: vec3<f32>) -> SolidOut {
 
 @fragment
 fn fs_solid(in: SolidOut) -> @location(0) vec4<f32> {
-    var n = normalize(cross(dpdx(in.world), dpdy(in.world)));
     // the side facing the eye
     let eye = (transpose(frame.view) * vec4<f32>(-frame.view[3].xyz, 0.0)).xyz;
+    let c = cross(dpdx(in.world), dpdy(in.world));
+    // a triangle seen edge-on has no screen derivatives to speak of: face the eye
+    var n = select(normalize(eye - in.world), normalize(c), dot(c, c) > 1e-30);
     if dot(n, eye - in.world) < 0.0 {
         n = -n;
     }

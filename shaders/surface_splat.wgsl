@@ -40,9 +40,10 @@ fn splat(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
     let ndc = clip.xy / clip.w;
     let size = vec2<f32>(surf.size);
     let centre = vec2<f32>((ndc.x * 0.5 + 0.5) * size.x, (0.5 - ndc.y * 0.5) * size.y);
-    // the silhouette of a sphere off the axis is a little wider than r / d: a margin of a pixel
-    // and a third of the radius covers it for any sphere not nearly as close as its radius
-    let reach = min(r * pixels_per_metre(d) * 1.34 + 1.0, MAX_SPLAT_PX);
+    // the silhouette of a sphere off the axis is stretched outward by about |c| / d (1 / cos of
+    // its angle from the axis): that, a tenth more and a pixel cover it
+    let stretch = length(c) / d;
+    let reach = min(r * pixels_per_metre(d) * stretch * 1.1 + 1.0, MAX_SPLAT_PX);
     let lo = max(vec2<i32>(floor(centre - reach)), vec2<i32>(0));
     let hi = min(vec2<i32>(ceil(centre + reach)), vec2<i32>(surf.size) - 1);
     let cc = dot(c, c) - r * r;

@@ -143,7 +143,10 @@ fn a_fast_jet_does_not_get_through_the_thinnest_plate() {
     assert!(err.contains("solids[0].size[0]"), "{err}");
     let state = common::build(&scene);
     let far = 0.44;
-    let mut sim = common::sim(&state, rillet::scene::setup::sim_options(&scene));
+    // deterministic: the splash is chaotic, and the same bits every run keep the check from
+    // depending on the order the GPU's atomics sum in
+    let options = rillet::sim::SimOptions { deterministic: true, ..rillet::scene::setup::sim_options(&scene) };
+    let mut sim = common::sim(&state, options);
     let mut fastest = 0.0f32;
     let mut worst = f32::MIN;
     for _ in 0..20 {

@@ -139,6 +139,16 @@ fn open_fluid_mesh() {
 }
 
 #[test]
+fn inward_mesh() {
+    assert_mesh("inward_mesh.ron", "fluid[0].mesh", "meshes/inward_cube.obj", "face inward");
+}
+
+#[test]
+fn fluid_mesh_overlap() {
+    assert_invalid("fluid_mesh_overlap.ron", "fluid[1]", "no overlap with fluid[0]");
+}
+
+#[test]
 fn solid_outside_domain() {
     assert_invalid("solid_outside_domain.ron", "solids[0]", "inside the domain (0.0000, 0.0000, 0.0000)..(1.0000, 1.0000, 1.0000)");
 }
@@ -161,6 +171,8 @@ fn every_bad_scene_is_tested() {
         "block_outside_domain.ron",
         "dt_too_large.ron",
         "fluid_in_solid.ron",
+        "fluid_mesh_overlap.ron",
+        "inward_mesh.ron",
         "missing_mesh.ron",
         "negative_spacing.ron",
         "open_fluid_mesh.ron",

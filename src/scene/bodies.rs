@@ -126,6 +126,7 @@ impl Scene {
             let Some(m) = m else { continue };
             let path = self.fluid[i].mesh.clone().unwrap_or_default();
             m.check_closed().map_err(|e| mesh_error(file, &format!("fluid[{i}].mesh"), &path, format!("{e}: only a closed mesh can be filled")))?;
+            facing_out(m).map_err(|e| mesh_error(file, &format!("fluid[{i}].mesh"), &path, e))?;
             let (lo, hi) = m.bounds();
             if !inside_domain(lo, hi) {
                 return Err(invalid(format!("fluid[{i}]"), format!("a mesh spanning {}..{}", text(lo), text(hi)), domain.clone()));
@@ -143,6 +144,7 @@ impl Scene {
             let shape = self.solid_shape(i);
             if let (Solid::Mesh { path, .. }, Shape::Mesh(m)) = (&self.solids[i], &shape) {
                 m.check_closed().map_err(|e| mesh_error(file, &format!("solids[{i}].path"), path, format!("{e}: a solid's mesh must be closed")))?;
+                facing_out(m).map_err(|e| mesh_error(file, &format!("solids[{i}].path"), path, e))?;
             }
             let (lo, hi) = shape.bounds();
             if !inside_domain(lo, hi) {
@@ -165,6 +167,36 @@ impl Scene {
                         2.0 * s
                     ),
                 ));
+            }
+        }
+        // no fluid entry overlapping another where a mesh is involved (boxes among themselves are
+        // checked with the values)
+        for i in 0..self.fluid.len() {
+            for j in 0..i {
+                if self.fluid[i].block().is_some() && self.fluid[j].block().is_some() {
+                    continue;
+                }
+                let (a, b) = (self.fluid_shape(i), self.fluid_shape(j));
+                let ((alo, ahi), (blo, bhi)) = (a.bounds(), b.bounds());
+                let (lo, hi) = (alo.max(blo), ahi.min(bhi));
+                if lo.cmpge(hi).any() {
+                    continue;
+                }
+                // entry i's own lattice, cut to the intersection: its particles inside entry j
+                let own = a.own_lattice(s);
+                let anchor = match &a {
+                    Shape::Block(blo, _) => *blo,
+                    _ => own.origin - 0.5 * s,
+                };
+                let l = Lattice::covering(anchor, s, lo, hi);
+                let both = a.inside(&l).into_iter().zip(b.inside(&l)).filter(|(x, y)| *x && *y).count();
+                if both > 0 {
+                    return Err(invalid(
+                        format!("fluid[{i}]"),
+                        format!("{both} fluid particles inside fluid[{j}]"),
+                        format!("no overlap with fluid[{j}] (entries may touch)"),
+                    ));
+                }
             }
         }
         // no fluid inside a solid
@@ -205,6 +237,16 @@ impl Scene {
     }
 }
 
+/// A closed mesh must face outward (its enclosed volume positive), or nothing is inside it.
+fn facing_out(m: &TriMesh) -> Result<(), String> {
+    let v = m.volume();
+    if v > 0.0 {
+        Ok(())
+    } else {
+        Err(format!("the mesh's triangles face inward (its enclosed volume is {v:.3e} m³): turn every triangle's vertex order around"))
+    }
+}
+
 fn mesh_error(file: &str, field: &str, path: &str, message: String) -> SceneError {
     SceneError::Mesh { file: file.to_owned(), field: field.to_owned(), path: path.to_owned(), message }
 }
@@ -226,8 +268,8 @@ struct MaskedSolid {
     shape: Shape,
     lo: DVec3,
     hi: DVec3,
-    /// For a mesh: on a lattice of half a spacing, whether each point is inside and farther
-    /// from the surface than the depth plus the reach of its voxel.
+    /// For a mesh: on a lattice of one spacing, whether each point is inside and farther from
+    /// the surface than the depth plus the reach of its voxel.
     voxels: Option<(Lattice, Vec<bool>)>,
 }
 
@@ -240,9 +282,9 @@ impl SolidMask {
                 let (lo, hi) = shape.bounds();
                 let voxels = match &shape {
                     Shape::Mesh(m) => {
-                        let l = Lattice::centred(lo, hi, 0.5 * s);
-                        let field = geometry::DistanceField::new(m, s);
-                        let reach = 0.25 * s + 0.5 * 3f64.sqrt() * 0.5 * s;
+                        let l = Lattice::centred(lo, hi, s);
+                        let field = geometry::DistanceField::new(m, 2.0 * s);
+                        let reach = 0.25 * s + 0.5 * 3f64.sqrt() * s;
                         let deep = l.points().zip(shape.inside(&l)).map(|(p, inside)| inside && field.within(p, reach).is_none()).collect();
                         Some((l, deep))
                     }

@@ -62,8 +62,9 @@ impl Scene {
         let mut scene = scene;
         scene.validate(file)?;
         scene.load_meshes(file)?;
-        scene.validate_bodies(file)?;
+        // the count first: it bounds the lattices the bodies' checks sample
         scene.validate_count(file)?;
+        scene.validate_bodies(file)?;
         Ok(scene)
     }
 

@@ -233,17 +233,28 @@ impl Scene {
         }
         // particle count, first in u128 so that count_particles (u64) cannot overflow
         let n = |lo: f32, hi: f32| lattice_count(lo, hi, s) as u128;
+        // boxes exactly; a mesh by the lattice of its bounding box (an upper bound)
         let fluid: u128 = (0..self.fluid.len())
-            .map(|i| {
-                let (lo, hi) = self.fluid_shape(i).bounds();
-                (0..3).map(|a| n(lo[a] as f32, hi[a] as f32) + 1).product::<u128>()
+            .map(|i| match self.fluid[i].block() {
+                Some(b) => (0..3).map(|a| n(b.min[a], b.max[a])).product::<u128>(),
+                None => {
+                    let (lo, hi) = self.fluid_shape(i).bounds();
+                    (0..3).map(|a| n(lo[a] as f32, hi[a] as f32) + 1).product::<u128>()
+                }
             })
             .sum();
         let t = layers as f32 * s;
         let outer: u128 = (0..3).map(|a| n(dmin[a] - t, dmax[a] + t)).product();
         let inner: u128 = (0..3).map(|a| n(dmin[a], dmax[a])).product();
-        let (fluid, boundary) = if fluid + outer.saturating_sub(inner) > MAX_PARTICLES as u128 {
-            (fluid, outer.saturating_sub(inner))
+        // a solid by the lattice of its bounding box (an upper bound)
+        let solids: u128 = (0..self.solids.len())
+            .map(|i| {
+                let (lo, hi) = self.solid_shape(i).bounds();
+                (0..3).map(|a| n(lo[a] as f32, hi[a] as f32) + 1).product::<u128>()
+            })
+            .sum();
+        let (fluid, boundary) = if fluid + outer.saturating_sub(inner) + solids > MAX_PARTICLES as u128 {
+            (fluid, outer.saturating_sub(inner) + solids)
         } else {
             let (f, b) = count_particles(self);
             (f as u128, b as u128)
