@@ -207,6 +207,11 @@ fn after_a_resize_the_surface_renders_at_the_new_size() {
             with_and_without(&mut renderer, &sim, &s, size);
         }
         assert_eq!(renderer.surface_objects_made(), made, "{size:?}: frames of the same size make nothing");
+        // a new simulation: the old particle buffers are let go, the next frame binds anew
+        renderer.release_particles();
+        with_and_without(&mut renderer, &sim, &s, size);
+        assert_eq!(renderer.surface_objects_made(), made + 1, "{size:?}: one bind group after a release");
+        made += 1;
         assert_eq!((frame.width, frame.height), (size.0 as usize, size.1 as usize));
         let (depth_size, depth) = renderer.surface_depth(&g.device, &g.queue).unwrap();
         assert_eq!(depth_size, [size.0, size.1]);

@@ -36,6 +36,11 @@ impl SceneView {
         }
     }
 
+    /// A new simulation runs (reset, reload): the renderer lets go of the old particle buffers.
+    pub fn release_particles(&mut self) {
+        self.renderer.release_particles();
+    }
+
     /// The scene's solids (triangles) to draw, when a scene is loaded.
     pub fn set_solids(&mut self, gpu: &Gpu, triangles: &[[f32; 3]]) {
         self.renderer.set_solids(&gpu.device, triangles);

@@ -147,6 +147,7 @@ impl Viewer {
 
     /// The simulation started again: the report follows the running scene.
     fn restarted(&mut self) {
+        self.view.release_particles();
         let sim = self.session.driver.sim();
         self.automation.restarted(sim.n_particles(), sim.n_fluid());
         self.recorder.restarted();

@@ -408,6 +408,12 @@ impl Renderer {
         }
     }
 
+    /// A new simulation replaced the old one: the surface view lets go of the old particle
+    /// buffers.
+    pub fn release_particles(&mut self) {
+        self.surface.release_particles();
+    }
+
     /// The surface view's count of GPU objects made ([`surface::SurfacePass::made`]).
     pub fn surface_objects_made(&self) -> u64 {
         self.surface.made()

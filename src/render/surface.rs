@@ -563,6 +563,14 @@ impl SurfacePass {
         pass.draw(0..3, 0..1);
     }
 
+    /// Lets go of the bind groups that hold particle buffers (a new simulation replaced the old
+    /// one: its buffers are freed now, not when two surface frames have run).
+    pub fn release_particles(&mut self) {
+        if let Some(t) = &mut self.targets {
+            t.splat.clear();
+        }
+    }
+
     /// How many times buffers, textures or bind groups were made: at the first frame, on a
     /// new viewport size and for a new particle buffer, never on a frame like the last.
     pub fn made(&self) -> u64 {
