@@ -278,7 +278,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let steps = args.steps.unwrap_or(DEFAULT_STEPS);
     // the scene's probes, then the flags' gauges
     let mut gauges = scene.probes.gauges.clone();
-    gauges.extend(&args.gauges);
+    for g in &args.gauges {
+        // a flag repeating a scene's gauge would write the same column twice
+        if !gauges.contains(g) {
+            gauges.push(*g);
+        }
+    }
     let every = match (args.every, scene.probes.every) {
         (0, 0) => auto_every(steps),
         (0, e) => e,
@@ -507,7 +512,9 @@ pub fn run_scene(
                     // a line cut short by a crash can only come after the checkpoint's rows
                     let Some(row) = ProbeRow::parse(line, setup.gauge_names().len()) else { break };
                     if row.step <= from {
-                        kept.push(line.to_string());
+                        // written anew in this version's columns (a row of an older version gets
+                        // the columns it lacked), so every row of the file has the header's width
+                        kept.push(row.csv());
                         rows.push(row);
                     }
                 }

@@ -700,6 +700,15 @@ mod tests {
             (back.wall_clamps, back.spray, back.overflows, back.max_per_cell, back.wall_clamps_per_step),
             (5_000_000_000, 3, 11, 9, 2.5)
         );
+        // a row written before the inside_solids column reads with 0 there, and is written
+        // back at the header's width (what a resume does with the rows it keeps)
+        let header = ProbeRow::header(&["x0.1".to_string(), "x0.2".to_string()]);
+        let old = line.rsplit_once(',').unwrap().0;
+        assert_eq!(old.split(',').count() + 1, header.split(',').count());
+        let back = ProbeRow::parse(old, 2).unwrap();
+        assert_eq!(back.inside_solids, 0);
+        assert_eq!(back.csv().split(',').count(), header.split(',').count());
+        assert_eq!(ProbeRow::parse(&back.csv(), 2).unwrap().csv(), back.csv(), "rewriting a row is stable");
     }
 
     #[test]
