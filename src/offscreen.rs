@@ -155,16 +155,7 @@ pub fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -> anyho
     settings.show_box = !args.no_box;
     settings.show_boundary = args.walls;
     renderer.set_solids(device, &scene.solid_triangles());
-    let target = device.create_texture(&wgpu::TextureDescriptor {
-        label: Some("render.offscreen"),
-        size: wgpu::Extent3d { width, height, depth_or_array_layers: 1 },
-        mip_level_count: 1,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format: FORMAT,
-        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-        view_formats: &[],
-    });
+    let target = target_texture(device, "render.offscreen", width, height);
     let view = target.create_view(&wgpu::TextureViewDescriptor::default());
     let padded_row = image::padded_row(width);
     let mut pixels = Readback::<u64>::new(device, "render.offscreen.pixels", padded_row as u64 * height as u64, 1);
@@ -194,14 +185,7 @@ pub fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -> anyho
         }
         if !args.no_images {
             let dst = pixels.reserve(frame).context("the frame's staging buffer is still in use")?;
-            encoder.copy_texture_to_buffer(
-                target.as_image_copy(),
-                wgpu::TexelCopyBufferInfo {
-                    buffer: dst,
-                    layout: wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(padded_row), rows_per_image: Some(height) },
-                },
-                wgpu::Extent3d { width, height, depth_or_array_layers: 1 },
-            );
+            copy_out(&mut encoder, &target, dst, padded_row);
         }
         gpu.queue.submit([encoder.finish()]);
         pixels.submitted();
@@ -292,7 +276,7 @@ pub fn frame_path(dir: &Path, frame: u64) -> PathBuf {
 }
 
 /// One frame of `settings`' view drawn into a new texture of `size` and read back at once:
-/// tightly packed sRGB RGBA rows, top row first. For tests and single images (it makes its
+/// tightly packed sRGB RGBA rows (alpha 255), top row first. For tests and single images (it makes its
 /// texture and buffers each call; [`render`] keeps them).
 pub fn draw_frame(
     gpu: &Gpu,
@@ -304,16 +288,7 @@ pub fn draw_frame(
 ) -> Vec<u8> {
     let (width, height) = size;
     let device = &gpu.device;
-    let target = device.create_texture(&wgpu::TextureDescriptor {
-        label: Some("render.frame"),
-        size: wgpu::Extent3d { width, height, depth_or_array_layers: 1 },
-        mip_level_count: 1,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format: FORMAT,
-        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-        view_formats: &[],
-    });
+    let target = target_texture(device, "render.frame", width, height);
     let view = target.create_view(&wgpu::TextureViewDescriptor::default());
     let padded_row = image::padded_row(width);
     let buffer = device.create_buffer(&wgpu::BufferDescriptor {
@@ -325,19 +300,35 @@ pub fn draw_frame(
     let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("render.frame") });
     let viewport = Viewport { x: 0.0, y: 0.0, width: width as f32, height: height as f32 };
     renderer.record(device, &gpu.queue, &mut encoder, &view, [width, height], viewport, settings, params, draw, Timing::Off);
+    copy_out(&mut encoder, &target, &buffer, padded_row);
+    gpu.queue.submit([encoder.finish()]);
+    let bytes = crate::sim::buffers::read_bytes(device, &gpu.queue, &buffer, 0, padded_row as u64 * height as u64);
+    Pixels { width, height, padded_row, bgra: false, bytes: &bytes }.rgba()
+}
+
+/// The colour target of an offscreen frame (rendered into, copied out of).
+fn target_texture(device: &wgpu::Device, label: &str, width: u32, height: u32) -> wgpu::Texture {
+    device.create_texture(&wgpu::TextureDescriptor {
+        label: Some(label),
+        size: wgpu::Extent3d { width, height, depth_or_array_layers: 1 },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: FORMAT,
+        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+        view_formats: &[],
+    })
+}
+
+/// Records the copy of `target` into `buffer`, `padded_row` bytes per row.
+fn copy_out(encoder: &mut wgpu::CommandEncoder, target: &wgpu::Texture, buffer: &wgpu::Buffer, padded_row: u32) {
+    let size = target.size();
     encoder.copy_texture_to_buffer(
         target.as_image_copy(),
         wgpu::TexelCopyBufferInfo {
-            buffer: &buffer,
-            layout: wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(padded_row), rows_per_image: Some(height) },
+            buffer,
+            layout: wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(padded_row), rows_per_image: Some(size.height) },
         },
-        wgpu::Extent3d { width, height, depth_or_array_layers: 1 },
+        size,
     );
-    gpu.queue.submit([encoder.finish()]);
-    let bytes = crate::sim::buffers::read_bytes(device, &gpu.queue, &buffer, 0, padded_row as u64 * height as u64);
-    let mut out = Vec::with_capacity((width * height * 4) as usize);
-    for row in bytes.chunks_exact(padded_row as usize) {
-        out.extend_from_slice(&row[..(width * 4) as usize]);
-    }
-    out
 }

@@ -19,6 +19,57 @@ use uniforms::{COLORMAP_LEN, FrameUniforms};
 
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
+/// How a pipeline of the 3D view meets the depth buffer: none, or tested with `compare` and
+/// written when `write`.
+#[derive(Clone, Copy, Debug)]
+pub struct DepthUse {
+    pub write: bool,
+    pub compare: wgpu::CompareFunction,
+}
+
+/// One render pipeline of the 3D view: the vertex and fragment entry points `entry` of `module`,
+/// opaque output into `color`, no culling. Every pipeline of the renderer is made here.
+#[allow(clippy::too_many_arguments)]
+pub fn pipeline(
+    device: &wgpu::Device,
+    label: &str,
+    layout: &wgpu::PipelineLayout,
+    module: &wgpu::ShaderModule,
+    entry: (&str, &str),
+    buffers: &[Option<wgpu::VertexBufferLayout<'_>>],
+    topology: wgpu::PrimitiveTopology,
+    color: wgpu::TextureFormat,
+    depth: Option<DepthUse>,
+) -> wgpu::RenderPipeline {
+    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some(label),
+        layout: Some(layout),
+        vertex: wgpu::VertexState { module, entry_point: Some(entry.0), compilation_options: Default::default(), buffers },
+        primitive: wgpu::PrimitiveState { topology, cull_mode: None, ..Default::default() },
+        depth_stencil: depth.map(|d| wgpu::DepthStencilState {
+            format: DEPTH_FORMAT,
+            depth_write_enabled: Some(d.write),
+            depth_compare: Some(d.compare),
+            stencil: Default::default(),
+            bias: Default::default(),
+        }),
+        multisample: Default::default(),
+        fragment: Some(wgpu::FragmentState {
+            module,
+            entry_point: Some(entry.1),
+            compilation_options: Default::default(),
+            targets: &[Some(wgpu::ColorTargetState { format: color, blend: None, write_mask: wgpu::ColorWrites::ALL })],
+        }),
+        multiview_mask: None,
+        cache: None,
+    })
+}
+
+/// A shader module of the renderer from composed WGSL.
+pub fn module(device: &wgpu::Device, label: &str, source: String) -> wgpu::ShaderModule {
+    device.create_shader_module(wgpu::ShaderModuleDescriptor { label: Some(label), source: wgpu::ShaderSource::Wgsl(source.into()) })
+}
+
 /// Background of the 3D view (sRGB).
 pub const BACKGROUND: [u8; 3] = [14, 17, 24];
 

@@ -277,28 +277,9 @@ fn fullscreen_pipeline(
     depth: bool,
 ) -> wgpu::RenderPipeline {
     let pl = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor { label: Some(label), bind_group_layouts: &[Some(layout)], immediate_size: 0 });
-    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-        label: Some(label),
-        layout: Some(&pl),
-        vertex: wgpu::VertexState { module, entry_point: Some("vs_fullscreen"), compilation_options: Default::default(), buffers: &[] },
-        primitive: wgpu::PrimitiveState { topology: wgpu::PrimitiveTopology::TriangleList, cull_mode: None, ..Default::default() },
-        depth_stencil: depth.then_some(wgpu::DepthStencilState {
-            format: DEPTH_FORMAT,
-            depth_write_enabled: Some(false),
-            depth_compare: Some(wgpu::CompareFunction::Always),
-            stencil: Default::default(),
-            bias: Default::default(),
-        }),
-        multisample: Default::default(),
-        fragment: Some(wgpu::FragmentState {
-            module,
-            entry_point: Some(entry),
-            compilation_options: Default::default(),
-            targets: &[Some(wgpu::ColorTargetState { format: color, blend: None, write_mask: wgpu::ColorWrites::ALL })],
-        }),
-        multiview_mask: None,
-        cache: None,
-    })
+    // in a pass with a depth attachment: neither tested nor written
+    let depth = depth.then_some(super::DepthUse { write: false, compare: wgpu::CompareFunction::Always });
+    super::pipeline(device, label, &pl, module, ("vs_fullscreen", entry), &[], wgpu::PrimitiveTopology::TriangleList, color, depth)
 }
 
 impl SurfacePass {
