@@ -213,11 +213,11 @@ struct ComputeKernel {
 }
 
 impl ComputeKernel {
-    fn new(device: &wgpu::Device, label: &str, source: &str, entry: &str) -> Self {
+    fn new(device: &wgpu::Device, label: &str, source: &str, entry: &str, constants: &[(&str, f64)]) -> Self {
         let bindings = crate::wgsl::bindings(label, source, &[entry]).unwrap_or_else(|e| panic!("{e} (tests/shaders.rs checks every file)"));
         let layout = kernels::layout(device, label, &bindings);
         let module = kernels::module(device, label, source, true);
-        let pipeline = kernels::pipeline(device, label, &layout, &module, entry, &[]);
+        let pipeline = kernels::pipeline(device, label, &layout, &module, entry, constants);
         Self { pipeline, layout, bindings }
     }
 
@@ -337,9 +337,9 @@ impl SurfacePass {
             environment: fullscreen_pipeline(device, "render.surface.environment", &env_layout, &shade_module, "fs_environment", color, true),
             shade: fullscreen_pipeline(device, "render.surface.shade", &shade_layout, &shade_module, "fs_shade", color, false),
             environment_group,
-            splat: ComputeKernel::new(device, "render.surface.splat", &splat_src, "splat"),
-            filter_x: ComputeKernel::new(device, "render.surface.filter_x", &filter_src, "filter_x"),
-            filter_y: ComputeKernel::new(device, "render.surface.filter_y", &filter_src, "filter_y"),
+            splat: ComputeKernel::new(device, "render.surface.splat", &splat_src, "splat", &[]),
+            filter_x: ComputeKernel::new(device, "render.surface.filter_x", &filter_src, "filter_pass", &[("FIRST", 1.0)]),
+            filter_y: ComputeKernel::new(device, "render.surface.filter_y", &filter_src, "filter_pass", &[("FIRST", 0.0)]),
             shade_layout,
             uniforms,
             color,
@@ -385,18 +385,18 @@ impl SurfacePass {
         let u = &self.uniforms;
         let filter_x = self.filter_x.bind(device, "render.surface.filter_x", &[
                 ("surf", u),
-                ("depth_bits", &depth_bits),
-                ("depth_across", &across),
-                ("thickness", &thickness),
-                ("thickness_across", &thickness_across),
+                ("depth_in", &depth_bits),
+                ("depth_out", &across),
+                ("thickness_in", &thickness),
+                ("thickness_out", &thickness_across),
             ]);
         let filter_y =
             self.filter_y.bind(device, "render.surface.filter_y", &[
                 ("surf", u),
-                ("depth_across_in", &across),
-                ("depth_smooth", &smooth),
-                ("thickness_across_in", &thickness_across),
-                ("thickness_smooth", &thickness_smooth),
+                ("depth_in", &across),
+                ("depth_out", &smooth),
+                ("thickness_in", &thickness_across),
+                ("thickness_out", &thickness_smooth),
             ]);
         let shade = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("render.surface.shade"),
