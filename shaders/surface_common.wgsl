@@ -2,7 +2,7 @@
 // per-frame uniform block, the view ray of a pixel and the environment the water reflects.
 // The view's buffers hold one value per pixel of the viewport, row by row from the top.
 
-// Kept in sync with `SurfaceUniforms` in src/render/surface.rs; a test there checks the size and
+// Kept in sync with `SurfaceUniforms` in src/render/surface.rs; tests/shaders.rs checks the size and
 // every member offset against what naga reports for this struct.
 struct SurfaceUniforms {
     // world → view (camera) space

@@ -14,7 +14,6 @@ mod common;
 use common::{build, gpu, small_drop};
 use rillet::app::driver::{DIAGNOSTICS_EVERY, Driver};
 use rillet::reference::RefSim;
-use rillet::render::surface::SurfaceUniforms;
 use rillet::render::uniforms::FrameUniforms;
 use rillet::sim::layout::CellOrder;
 use rillet::sim::params::Diagnostics;
@@ -222,45 +221,6 @@ fn render_shaders_validate_and_the_uniform_block_matches() {
     );
     assert_eq!(wgsl, rust);
     assert_eq!(*span as usize, size_of::<FrameUniforms>());
-}
-
-#[test]
-fn the_surface_uniform_block_matches() {
-    let shade = parse("render.surface.shade", &rillet::render::surface::source("surface_shade"));
-    for file in ["surface_splat", "surface_filter"] {
-        parse(file, &rillet::render::surface::source(file));
-    }
-    let (_, ty) = shade.types.iter().find(|(_, t)| t.name.as_deref() == Some("SurfaceUniforms")).expect("SurfaceUniforms in WGSL");
-    let naga::TypeInner::Struct { members, span } = &ty.inner else { panic!("SurfaceUniforms is not a struct") };
-    let wgsl: Vec<(String, u32)> = members.iter().map(|m| (m.name.clone().unwrap_or_default(), m.offset)).collect();
-    macro_rules! rust {
-        ($($f:ident),*) => { vec![$((stringify!($f).to_string(), offset_of!(SurfaceUniforms, $f) as u32)),*] };
-    }
-    let rust = rust!(
-        view,
-        inv_view,
-        proj,
-        inv_proj,
-        absorption,
-        light_dir,
-        backdrop,
-        size,
-        origin,
-        n_particles,
-        environment,
-        radius,
-        filter_world,
-        filter_max_px,
-        depth_sigma,
-        floor_y,
-        tile,
-        thickness_unit,
-        refraction,
-        thickness_blur_px,
-        spray_density
-    );
-    assert_eq!(wgsl, rust);
-    assert_eq!(*span as usize, size_of::<SurfaceUniforms>());
 }
 
 // ----- the binary -----

@@ -132,6 +132,19 @@ fn sim_params_layout_matches_wgsl() {
 }
 
 #[test]
+fn surface_uniforms_layout_matches_wgsl() {
+    use rillet::render::surface::{SurfaceUniforms, source};
+    let module = parse_text("render.surface.shade", &source("surface_shade"));
+    let (members, size) = wgsl_struct(&module, "SurfaceUniforms");
+    let rust = rust_offsets!(SurfaceUniforms;
+        view, inv_view, proj, inv_proj, absorption, light_dir, backdrop, size, origin, n_particles,
+        environment, radius, filter_world, filter_max_px, depth_sigma, floor_y, tile,
+        thickness_unit, refraction, thickness_blur_px, spray_density);
+    assert_eq!(members, rust, "member names and offsets");
+    assert_eq!(size as usize, size_of::<SurfaceUniforms>(), "struct size");
+}
+
+#[test]
 fn diagnostics_words_match_the_wgsl_array() {
     // count.wgsl and integrate.wgsl bind `diag` as array<atomic<u32>, 4>
     assert_eq!(size_of::<Diagnostics>(), 16);

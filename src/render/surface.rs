@@ -108,7 +108,7 @@ impl SurfaceSettings {
 
 /// The uniform block of the surface shaders.
 ///
-/// Kept in sync with `struct SurfaceUniforms` in `shaders/surface_common.wgsl`; a test below
+/// Kept in sync with `struct SurfaceUniforms` in `shaders/surface_common.wgsl`; tests/shaders.rs
 /// checks the size and every member offset against what naga reports for the WGSL struct.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
