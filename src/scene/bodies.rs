@@ -43,7 +43,7 @@ impl Scene {
                 _ => None,
             });
         }
-        self.meshes = super::schema::Meshes { fluid, solids, files: dedup(files) };
+        self.meshes = super::schema::Meshes { fluid, solids, files: dedup(files), ..Default::default() };
         Ok(())
     }
 
@@ -81,15 +81,33 @@ impl Scene {
         self.walls.layers as f64 * self.physics.spacing as f64
     }
 
+    /// Samples every solid's shell and every mesh of fluid once (after the meshes are read and
+    /// the count is checked): what [`Scene::solid_shell`] and [`Scene::mesh_fluid`] hand out.
+    pub fn sample_bodies(&mut self) {
+        let shells = (0..self.solids.len()).map(|i| Arc::new(self.sample_shell(i))).collect();
+        let fills = (0..self.fluid.len()).map(|i| self.fluid[i].block().is_none().then(|| Arc::new(self.sample_fill(i)))).collect();
+        self.meshes.shells = shells;
+        self.meshes.fills = fills;
+    }
+
     /// The boundary particles of solid `i`: the points of its own lattice (centred in it, turned
-    /// with a primitive) inside it and less than the shell thickness deep.
-    pub fn solid_shell(&self, i: usize) -> Vec<DVec3> {
-        self.solid_shape(i).shell(self.physics.spacing as f64, self.shell_thickness())
+    /// with a primitive) inside it and less than the shell thickness deep. Sampled once at load
+    /// (a scene built in code, without [`Scene::sample_bodies`], samples it here).
+    pub fn solid_shell(&self, i: usize) -> Arc<Vec<DVec3>> {
+        self.meshes.shells.get(i).cloned().unwrap_or_else(|| Arc::new(self.sample_shell(i)))
     }
 
     /// The fluid particles of a mesh entry: the points of its own lattice (centred in its
-    /// bounding box) inside it.
-    pub fn mesh_fluid(&self, i: usize) -> Vec<DVec3> {
+    /// bounding box) inside it. Sampled once at load, like [`Scene::solid_shell`].
+    pub fn mesh_fluid(&self, i: usize) -> Arc<Vec<DVec3>> {
+        self.meshes.fills.get(i).cloned().flatten().unwrap_or_else(|| Arc::new(self.sample_fill(i)))
+    }
+
+    fn sample_shell(&self, i: usize) -> Vec<DVec3> {
+        self.solid_shape(i).shell(self.physics.spacing as f64, self.shell_thickness())
+    }
+
+    fn sample_fill(&self, i: usize) -> Vec<DVec3> {
         self.fluid_shape(i).fill(self.physics.spacing as f64)
     }
 

@@ -64,6 +64,7 @@ impl Scene {
         scene.load_meshes(file)?;
         // the count first: it bounds the lattices the bodies' checks sample
         scene.validate_count(file)?;
+        scene.sample_bodies();
         scene.validate_bodies(file)?;
         Ok(scene)
     }

@@ -195,6 +195,10 @@ pub struct Meshes {
     pub solids: Vec<Option<std::sync::Arc<super::geometry::TriMesh>>>,
     /// Every mesh file read, for watching.
     pub files: Vec<std::path::PathBuf>,
+    /// The bodies sampled once when the scene is loaded ([`Scene::sample_bodies`]), for the
+    /// checks, the setup and the runs alike: each solid's shell, each mesh of fluid's points.
+    pub shells: Vec<std::sync::Arc<Vec<glam::DVec3>>>,
+    pub fills: Vec<Option<std::sync::Arc<Vec<glam::DVec3>>>>,
 }
 
 impl Default for Physics {

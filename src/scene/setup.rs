@@ -115,7 +115,7 @@ pub fn build(scene: &Scene) -> InitialState {
                 }
             }
         } else {
-            pos_mass.extend(scene.mesh_fluid(e).into_iter().map(|x| [x.x as f32, x.y as f32, x.z as f32, mass]));
+            pos_mass.extend(scene.mesh_fluid(e).iter().map(|x| [x.x as f32, x.y as f32, x.z as f32, mass]));
         }
         vel_rho.resize(pos_mass.len(), [vx, vy, vz, p.rest_density]);
     }
@@ -141,7 +141,7 @@ pub fn build(scene: &Scene) -> InitialState {
     // solids: each its shell on its own lattice (centred in it: its faces as near the lattice as
     // they can be)
     for i in 0..scene.solids.len() {
-        walls.extend(scene.solid_shell(i));
+        walls.extend(scene.solid_shell(i).iter().copied());
     }
     // Walls at least as thick as the support radius continue the fluid lattice on the other
     // side of every face (edges and corners filled), so a wall particle stands for exactly one
