@@ -101,6 +101,8 @@ fn steps_with_a_mesh_solid_and_a_moving_mesh_of_fluid_match_the_cpu_twin() {
     let scene = Scene::parse(&text, root().join("scenes/bowl.ron").to_str().unwrap()).expect("the coarse bowl scene");
     let state = common::build(&scene);
     assert!(state.n_fluid > 100 && state.n_boundary() > 1000, "{} fluid, {} boundary", state.n_fluid, state.n_boundary());
+    // a loaded scene's count (what the device check reads) is exact, meshes included
+    assert_eq!(rillet::scene::lattice::count_particles(&scene), (state.n_fluid as u64, state.n_boundary() as u64));
     // the fluid starts moving
     assert!(state.vel_rho[..state.n_fluid as usize].iter().all(|v| (v[0] - 1.5).abs() < 1e-6 && (v[1] + 1.3).abs() < 1e-6));
     let mut cpu = RefSim::new(&state);
