@@ -13,7 +13,7 @@
 //! **How deep**: the distance to the nearest triangle, found through a grid of buckets of
 //! triangles, and only asked of points already inside (the boundary shell, docs/PHYSICS.md).
 
-use glam::{DMat3, DVec3, Mat3, Vec3};
+use glam::{DMat3, DVec3, Vec3};
 
 /// Position, rotation and scale of a shape: a point `p` of the shape's own frame is at
 /// `translation + rotation · (scale · p)` in the scene.
@@ -73,16 +73,6 @@ impl Primitive {
             Primitive::Box { half } => half,
             Primitive::Sphere { radius } => DVec3::splat(radius),
             Primitive::Cylinder { radius, half_height } => DVec3::new(radius, half_height, radius),
-        }
-    }
-
-    /// Surface area (m²).
-    pub fn area(&self) -> f64 {
-        use std::f64::consts::PI;
-        match *self {
-            Primitive::Box { half } => 8.0 * (half.x * half.y + half.y * half.z + half.z * half.x),
-            Primitive::Sphere { radius } => 4.0 * PI * radius * radius,
-            Primitive::Cylinder { radius, half_height } => 2.0 * PI * radius * (radius + 2.0 * half_height),
         }
     }
 }
@@ -226,10 +216,6 @@ impl TriMesh {
     /// Enclosed volume (divergence theorem; positive for outward-facing triangles).
     pub fn volume(&self) -> f64 {
         self.triangles.iter().map(|t| self.corner(t, 0).dot(self.corner(t, 1).cross(self.corner(t, 2))) / 6.0).sum()
-    }
-
-    pub fn area(&self) -> f64 {
-        self.triangles.iter().map(|t| (self.corner(t, 1) - self.corner(t, 0)).cross(self.corner(t, 2) - self.corner(t, 0)).length() * 0.5).sum()
     }
 
     fn corner(&self, t: &[u32; 3], k: usize) -> DVec3 {
@@ -541,10 +527,6 @@ pub fn to_obj(mesh: &TriMesh, header: &str) -> String {
     out
 }
 
-/// `Mat3` of a placement's rotation (f32), for drawing.
-pub fn rotation_f32(p: &Placement) -> Mat3 {
-    p.rotation.as_mat3()
-}
 
 #[cfg(test)]
 mod tests {
@@ -773,15 +755,6 @@ impl Shape {
                 let inside = self.inside(&lattice);
                 lattice.points().zip(inside).filter(|(_, i)| *i).map(|(p, _)| p).collect()
             }
-        }
-    }
-
-    /// Surface area (m²).
-    pub fn area(&self) -> f64 {
-        match self {
-            Shape::Primitive(prim, _) => prim.area(),
-            Shape::Mesh(m) => m.area(),
-            Shape::Block(lo, hi) => Primitive::Box { half: (*hi - *lo) * 0.5 }.area(),
         }
     }
 }
