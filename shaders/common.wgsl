@@ -24,7 +24,8 @@ struct SimParams {
     kernel_norm: f32,
     search_range: u32,
     capacity: u32,
-    _pad0: u32,
+    // a bit per open face: min faces x, y, z are bits 0-2, max faces bits 3-5
+    open_faces: u32,
     _pad1: u32,
     _pad2: u32,
 }

@@ -3,6 +3,9 @@
 // 16 B and writes 8 B per particle, coalesced; the atomics are the cost in dense cells.
 // With DIAGNOSTICS the largest occupancy and the overflows over capacity are reduced per
 // workgroup first, so only one global atomic per workgroup touches the diagnostics words.
+// Free slots (w = 0: no particle) all go to the extra cell `num_cells` after the last, which no
+// neighbour loop visits: the scan then puts them after every particle, and the reorder moves
+// them to the end of the buffers, where the emitters find them (emit.plan, emit.write).
 //
 // #import common
 
@@ -10,8 +13,8 @@
 @group(0) @binding(5) var<storage, read_write> counts: array<atomic<u32>>;
 @group(0) @binding(6) var<storage, read_write> cell_of: array<u32>;
 @group(0) @binding(7) var<storage, read_write> rank: array<u32>;
-// max_per_cell, overflows, wall_clamps, non_finite (src/sim/params.rs: Diagnostics)
-@group(0) @binding(8) var<storage, read_write> diag: array<atomic<u32>, 4>;
+// src/sim/params.rs: Diagnostics (max_per_cell, overflows, ...)
+@group(0) @binding(8) var<storage, read_write> diag: array<atomic<u32>, 8>;
 
 override DIAGNOSTICS: bool = true;
 
@@ -24,11 +27,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let i = linear_id(wid, nwg, lid);
     var occupancy = 0u;
     if i < params.n_particles {
-        let c = cell_index(cell_coord(pos_mass[i].xyz));
+        let p = pos_mass[i];
+        let free = p.w == 0.0;
+        let c = select(cell_index(cell_coord(p.xyz)), params.num_cells, free);
         cell_of[i] = c;
         let r = atomicAdd(&counts[c], 1u);
         rank[i] = r;
-        occupancy = r + 1u;
+        occupancy = select(r + 1u, 0u, free);
     }
     if DIAGNOSTICS {
         if occupancy > 0u {

@@ -1,6 +1,6 @@
 // sph.density: rho_i = sum_j |w_j| W(|x_i - x_j|) over the neighbour loop (docs/PHYSICS.md).
 // Reads one vec4 (position, mass) per candidate; most of the cost is rejected candidates.
-// Boundary particles (w < 0) keep rho0 and are skipped.
+// Boundary particles (w < 0) keep rho0 and are skipped, as are free slots (w = 0).
 //
 // #import common
 // #import neighbours
@@ -34,7 +34,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
     let i = slot_of(t);
     let pi = pos_mass[i];
-    if pi.w < 0.0 {
+    if pi.w <= 0.0 {
         return;
     }
     var acc = Acc(pi.xyz, 0.0, params.h * params.h, 1.0 / params.h);

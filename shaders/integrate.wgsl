@@ -1,13 +1,23 @@
 // sph.integrate: symplectic Euler for fluid particles, then the guards: a non-finite result is
-// discarded (position kept, velocity zeroed) and counted; a position past a domain face is
-// clamped onto it, the velocity component zeroed, and counted. Streams 48 B per particle.
+// discarded (position kept, velocity zeroed) and counted; a position past an open face of the
+// domain leaves the simulation (w = 0 frees its slot) and is counted as outflow; a position past
+// a closed face is clamped onto it, the velocity component zeroed, and counted. Streams 48 B per
+// particle.
 //
-// #import common
+// With INLETS (a scene with emitters), fluid inside the inlet zone of an emitter that is
+// emitting moves at the emitter's velocity: the layers it lays down keep their spacing until
+// they are a support radius on, whatever the water ahead does.
+//
+// #import emit_common
 
 @group(0) @binding(4) var<storage, read_write> pos_mass: array<vec4<f32>>;
 @group(0) @binding(5) var<storage, read_write> vel_rho: array<vec4<f32>>;
 @group(0) @binding(6) var<storage, read> acc_in: array<vec4<f32>>;
-@group(0) @binding(7) var<storage, read_write> diag: array<atomic<u32>, 4>;
+@group(0) @binding(7) var<storage, read_write> diag: array<atomic<u32>, 8>;
+@group(0) @binding(8) var<storage, read> emitters: array<Emitter>;
+@group(0) @binding(9) var<storage, read> emit_state: EmitState;
+
+override INLETS: bool = false;
 
 fn all_finite(v: vec3<f32>) -> bool {
     // |v| <= f32::MAX is false for NaN and for infinities
@@ -22,11 +32,20 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         return;
     }
     let p = pos_mass[i];
-    if p.w < 0.0 {
+    if p.w <= 0.0 {
         return;
     }
     let vr = vel_rho[i];
     var v = vr.xyz + params.dt * acc_in[i].xyz;
+    if INLETS {
+        let step = emit_state.step;
+        for (var e = 0u; e < emit_state.n_emitters; e++) {
+            let em = emitters[e];
+            if step >= em.start_step && step < em.end_step && in_inlet(em, p.xyz) {
+                v = em.velocity;
+            }
+        }
+    }
     var x = p.xyz + params.dt * v;
     if !(all_finite(v) && all_finite(x)) {
         atomicAdd(&diag[3], 1u);
@@ -35,6 +54,15 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
     let lo = x < params.domain_min;
     let hi = x > params.domain_max;
+    let open = params.open_faces;
+    let open_lo = (vec3<u32>(open) & vec3<u32>(1u, 2u, 4u)) != vec3<u32>(0u);
+    let open_hi = (vec3<u32>(open) & vec3<u32>(8u, 16u, 32u)) != vec3<u32>(0u);
+    if any(lo & open_lo) || any(hi & open_hi) {
+        pos_mass[i] = vec4<f32>(x, 0.0);
+        vel_rho[i] = vec4<f32>(0.0, 0.0, 0.0, params.rest_density);
+        atomicAdd(&diag[4], 1u);
+        return;
+    }
     if any(lo) || any(hi) {
         x = clamp(x, params.domain_min, params.domain_max);
         v = select(v, vec3<f32>(0.0), lo | hi);

@@ -21,6 +21,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         return;
     }
     let c = cell_of[i];
+    if c == params.num_cells {
+        // free slots keep the count pass's ranks (their cell can hold the whole reserve)
+        return;
+    }
     let id = ids[i];
     var r = 0u;
     for (var k = cell_start[c]; k < cell_start[c + 1u]; k++) {

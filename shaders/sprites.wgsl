@@ -39,8 +39,8 @@ fn scalar(vel_rho: vec4<f32>) -> f32 {
 // One instance per particle, six vertices (two triangles) per instance. The quad faces the eye
 // (not just the camera plane) and is grown by d / sqrt(d² − r²) so that it covers the sphere's
 // silhouette exactly; the fragment shader then ray-casts the sphere. Hidden particles (boundary
-// particles unless asked for — solids are drawn as surfaces, render.solids — or a non-finite
-// state) get a degenerate position outside the clip volume.
+// particles unless asked for — solids are drawn as surfaces, render.solids — free slots, or a
+// non-finite state) get a degenerate position outside the clip volume.
 @vertex
 fn vs_sprite(@builtin(vertex_index) vi: u32, @location(0) pos_mass: vec4<f32>, @location(1) vel_rho: vec4<f32>) -> SpriteOut {
     var out: SpriteOut;
@@ -53,7 +53,8 @@ fn vs_sprite(@builtin(vertex_index) vi: u32, @location(0) pos_mass: vec4<f32>, @
     let c = (frame.view * vec4<f32>(pos_mass.xyz, 1.0)).xyz;
     let r = frame.radius;
     let d = length(c);
-    if (boundary && frame.show_boundary == 0u) || (!boundary && frame.show_fluid == 0u) || d <= r * 1.01 || d != d {
+    // a free slot (w = 0) holds no particle
+    if (boundary && frame.show_boundary == 0u) || (!boundary && frame.show_fluid == 0u) || pos_mass.w == 0.0 || d <= r * 1.01 || d != d {
         out.clip = vec4<f32>(2.0, 2.0, 2.0, 1.0);
         return out;
     }

@@ -47,7 +47,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
     let i = slot_of(t);
     let pi = pos_mass[i];
-    if pi.w > 0.0 {
+    if pi.w >= 0.0 {
         return;
     }
     let rho0 = params.rest_density;

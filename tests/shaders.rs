@@ -126,7 +126,7 @@ fn sim_params_layout_matches_wgsl() {
     let rust = rust_offsets!(SimParams;
         domain_min, n_particles, domain_max, n_fluid, gravity, dt, grid_origin, inv_cell_size,
         grid_dims, num_cells, h, rest_density, stiffness, sound_speed, viscosity, wall_viscosity,
-        kernel_norm, search_range, capacity, _pad0, _pad1, _pad2);
+        kernel_norm, search_range, capacity, open_faces, _pad1, _pad2);
     assert_eq!(members, rust, "member names and offsets");
     assert_eq!(size as usize, size_of::<SimParams>(), "struct size");
 }
@@ -146,14 +146,18 @@ fn surface_uniforms_layout_matches_wgsl() {
 
 #[test]
 fn diagnostics_words_match_the_wgsl_array() {
-    // count.wgsl and integrate.wgsl bind `diag` as array<atomic<u32>, 4>
-    assert_eq!(size_of::<Diagnostics>(), 16);
-    for src in [shader::COUNT, shader::INTEGRATE] {
+    // count.wgsl, integrate.wgsl and emit_plan.wgsl bind `diag` as array<atomic<u32>, 8>
+    assert_eq!(size_of::<Diagnostics>(), 32);
+    for src in [shader::COUNT, shader::INTEGRATE, shader::EMIT_PLAN] {
         let text = src.compose().unwrap();
-        assert!(text.contains("var<storage, read_write> diag: array<atomic<u32>, 4>"), "{}", src.label);
+        assert!(text.contains("var<storage, read_write> diag: array<atomic<u32>, 8>"), "{}", src.label);
     }
     assert_eq!(offset_of!(Diagnostics, max_per_cell), 0);
     assert_eq!(offset_of!(Diagnostics, overflows), 4);
     assert_eq!(offset_of!(Diagnostics, wall_clamps), 8);
     assert_eq!(offset_of!(Diagnostics, non_finite), 12);
+    assert_eq!(offset_of!(Diagnostics, outflow), 16);
+    assert_eq!(offset_of!(Diagnostics, emitted), 20);
+    assert_eq!(offset_of!(Diagnostics, starved), 24);
+    assert_eq!(offset_of!(Diagnostics, free_slots), 28);
 }

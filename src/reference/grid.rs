@@ -12,9 +12,9 @@ pub struct RefGrid {
     /// Cell index of every particle slot: `cell_index(cell_coord(x))`, computed on the f32
     /// position with [`GridLayout`]'s own functions, so bit-identical to the GPU.
     pub cell_of: Vec<u32>,
-    /// Particles per cell (`num_cells` entries).
+    /// Particles per cell, `num_cells + 1` entries: the last is the cell of free slots.
     pub counts: Vec<u32>,
-    /// Exclusive prefix sum of `counts`, `num_cells + 1` entries; the last is the particle count.
+    /// Exclusive prefix sum of `counts`, `num_cells + 2` entries; the last is the slot count.
     pub cell_start: Vec<u32>,
     /// Particle slots in cell order; within a cell ascending (a stable sort). The GPU's order
     /// inside a cell is whatever order its atomics ran in, so compare per-cell *sets*.
@@ -34,16 +34,26 @@ impl RefGrid {
         &self.sorted[r.start as usize..r.end as usize]
     }
 
-    /// Cells in the index range (`num_cells`).
+    /// Cells in the index range (`num_cells`), without the cell of free slots.
     pub fn num_cells(&self) -> u32 {
-        self.counts.len() as u32
+        self.counts.len() as u32 - 1
     }
 }
 
 /// Counting sort of `positions` (particle slots in buffer order) into the cells of `layout`.
 pub fn build_grid(layout: &GridLayout, positions: &[Vec3]) -> RefGrid {
-    let num_cells = layout.num_cells as usize;
-    let cell_of: Vec<u32> = positions.iter().map(|&p| layout.cell_index(layout.cell_coord(p))).collect();
+    build_grid_with_free(layout, positions, |_| false)
+}
+
+/// [`build_grid`] where the slots `free(slot)` holds no particle (`w = 0`): they go to the
+/// cell `num_cells`, after every cell of the grid.
+pub fn build_grid_with_free(layout: &GridLayout, positions: &[Vec3], free: impl Fn(usize) -> bool) -> RefGrid {
+    let num_cells = layout.num_cells as usize + 1;
+    let cell_of: Vec<u32> = positions
+        .iter()
+        .enumerate()
+        .map(|(i, &p)| if free(i) { layout.num_cells } else { layout.cell_index(layout.cell_coord(p)) })
+        .collect();
     let mut counts = vec![0u32; num_cells];
     for &c in &cell_of {
         counts[c as usize] += 1;
@@ -234,8 +244,8 @@ mod tests {
     fn check_grid(layout: &GridLayout, positions: &[Vec3]) {
         let g = build_grid(layout, positions);
         let n = positions.len();
-        assert_eq!(g.counts.len(), layout.num_cells as usize);
-        assert_eq!(g.cell_start.len(), layout.num_cells as usize + 1);
+        assert_eq!(g.counts.len(), layout.num_cells as usize + 1);
+        assert_eq!(g.cell_start.len(), layout.num_cells as usize + 2);
         assert_eq!(g.counts.iter().map(|&c| c as usize).sum::<usize>(), n);
         assert_eq!(g.cell_start[0], 0);
         for c in 0..g.counts.len() {
@@ -282,11 +292,17 @@ mod tests {
         ];
         let g = build_grid(&layout, &p);
         assert_eq!(g.cell_of, vec![0, 1, 0, 7, 7]);
-        assert_eq!(g.counts, vec![2, 1, 0, 0, 0, 0, 0, 2]);
-        assert_eq!(g.cell_start, vec![0, 2, 3, 3, 3, 3, 3, 3, 5]);
+        assert_eq!(g.counts, vec![2, 1, 0, 0, 0, 0, 0, 2, 0]);
+        assert_eq!(g.cell_start, vec![0, 2, 3, 3, 3, 3, 3, 3, 5, 5]);
         assert_eq!(g.sorted, vec![0, 2, 1, 3, 4]);
         assert_eq!(g.cell_slots(7), 3..5);
         assert_eq!(g.cell_particles(0), &[0, 2]);
+        // free slots (1 and 3) go to the cell after the last, 8
+        let g = build_grid_with_free(&layout, &p, |i| i == 1 || i == 3);
+        assert_eq!(g.cell_of, vec![0, 8, 0, 8, 7]);
+        assert_eq!(g.counts, vec![2, 0, 0, 0, 0, 0, 0, 1, 2]);
+        assert_eq!(g.cell_start, vec![0, 2, 2, 2, 2, 2, 2, 2, 3, 5]);
+        assert_eq!(g.sorted, vec![0, 2, 4, 1, 3]);
     }
 
     #[test]

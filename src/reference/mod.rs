@@ -17,6 +17,8 @@ pub mod grid;
 pub mod kernel;
 pub mod sph;
 
-pub use grid::{RefGrid, all_pairs_neighbours, all_pairs_neighbours_f64, build_grid, cell_list_neighbours, grid_diagnostics};
+pub use grid::{
+    RefGrid, all_pairs_neighbours, all_pairs_neighbours_f64, build_grid, build_grid_with_free, cell_list_neighbours, grid_diagnostics,
+};
 pub use kernel::{CubicKernel, tait_pressure};
 pub use sph::RefSim;

@@ -7,7 +7,8 @@
 use super::grid::cell_list_neighbours;
 use super::kernel::{CubicKernel, tait_pressure};
 use crate::sim::InitialState;
-use crate::sim::params::SimParams;
+use crate::sim::emit::{Emitters, PHASE_ONE};
+use crate::sim::params::{SimParams, open_face_bit};
 use glam::Vec3;
 
 /// The CPU twin of `Sim`: the same step, in f64.
@@ -28,6 +29,14 @@ pub struct RefSim {
     pub non_finite: u64,
     /// Steps taken by [`Self::step`].
     pub steps: u64,
+    /// The emitters, and each one's phase (1/65536 step to its next layer).
+    pub emitters: Emitters,
+    pub phase: Vec<i64>,
+    /// Fluid particles that left through an open face, cumulative.
+    pub outflow: u64,
+    /// Particles the emitters created, and could not create for want of free slots.
+    pub emitted: u64,
+    pub starved: u64,
 }
 
 impl RefSim {
@@ -43,7 +52,12 @@ impl RefSim {
             acc: vec![[0.0; 3]; n],
             wall_clamps: 0,
             non_finite: 0,
-            steps: 0,
+            steps: state.step,
+            phase: state.emitters.emitters.iter().map(|e| e.phase_at(state.step) as i64).collect(),
+            emitters: state.emitters.clone(),
+            outflow: 0,
+            emitted: 0,
+            starved: 0,
         }
     }
 
@@ -55,6 +69,17 @@ impl RefSim {
     #[inline]
     pub fn is_fluid(&self, i: usize) -> bool {
         self.pos_mass[i][3] > 0.0
+    }
+
+    /// Boundary particles have `w < 0`; `w = 0` is a free slot.
+    #[inline]
+    pub fn is_boundary(&self, i: usize) -> bool {
+        self.pos_mass[i][3] < 0.0
+    }
+
+    /// Fluid particles now.
+    pub fn n_fluid_now(&self) -> usize {
+        (0..self.n_particles()).filter(|&i| self.is_fluid(i)).count()
     }
 
     /// Support radius `h` as f64.
@@ -87,7 +112,7 @@ impl RefSim {
     /// current f64 positions, itself included. Same relation as the all-pairs oracle, found with
     /// a cell list (checked equal to the oracle in the tests).
     pub fn neighbours(&self) -> Vec<Vec<u32>> {
-        cell_list_neighbours(&self.positions(), self.h(), |_| true)
+        cell_list_neighbours(&self.positions(), self.h(), |i| self.pos_mass[i][3] != 0.0)
     }
 
     /// [`Self::neighbours`] for fluid particles only; boundary particles get empty lists (the
@@ -167,12 +192,14 @@ impl RefSim {
         }
     }
 
-    /// Step 5: symplectic Euler for fluid particles, the non-finite guard, then the domain guard
-    /// (clamp onto the face, zero that velocity component, count the particle once).
+    /// Step 5: symplectic Euler for fluid particles, the non-finite guard, then the domain
+    /// guard: past an open face the particle leaves (its slot freed, counted as outflow), past a
+    /// closed one it is clamped onto the face, that velocity component zeroed, counted once.
     pub fn integrate(&mut self) {
         let dt = self.params.dt as f64;
         let lo = self.params.domain_min.map(f64::from);
         let hi = self.params.domain_max.map(f64::from);
+        let open = self.params.open_faces;
         for i in 0..self.n_particles() {
             if !self.is_fluid(i) {
                 continue;
@@ -182,12 +209,32 @@ impl RefSim {
             let mut x = [0.0; 3];
             for d in 0..3 {
                 v[d] = self.vel_rho[i][d] + dt * a[d];
+            }
+            // fluid in the inlet zone of an emitter that is emitting moves at its velocity
+            let at = [self.pos_mass[i][0], self.pos_mass[i][1], self.pos_mass[i][2]];
+            for em in &self.emitters.emitters {
+                if em.active(self.steps) && em.in_inlet(at) {
+                    v = em.velocity.map(f64::from);
+                }
+            }
+            for d in 0..3 {
                 x[d] = self.pos_mass[i][d] + dt * v[d];
             }
             if !v.iter().chain(x.iter()).all(|c| c.is_finite()) {
                 // keep x, stop the particle
                 self.vel_rho[i][..3].copy_from_slice(&[0.0; 3]);
                 self.non_finite += 1;
+                continue;
+            }
+            // compared in f32, as the GPU compares
+            let leaves = (0..3).any(|d| {
+                let xf = x[d] as f32;
+                (xf < lo[d] as f32 && open & open_face_bit(d, false) != 0) || (xf > hi[d] as f32 && open & open_face_bit(d, true) != 0)
+            });
+            if leaves {
+                self.pos_mass[i] = [x[0], x[1], x[2], 0.0];
+                self.vel_rho[i] = [0.0, 0.0, 0.0, self.params.rest_density as f64];
+                self.outflow += 1;
                 continue;
             }
             let mut clamped = false;
@@ -221,7 +268,7 @@ impl RefSim {
         let rho0 = self.params.rest_density as f64;
         let b = self.params.stiffness as f64;
         for (w, nb_w) in nb.iter().enumerate() {
-            if self.is_fluid(w) {
+            if !self.is_boundary(w) {
                 continue;
             }
             let xw = self.pos_mass[w];
@@ -243,14 +290,54 @@ impl RefSim {
         }
     }
 
-    /// One step: neighbours, density, wall pressure, forces, integration.
+    /// One step: neighbours, density, wall pressure, forces, integration, emission.
     pub fn step(&mut self) {
+        // the slots free at the start of the step are the ones the emitters may fill at its end
+        let free: Vec<usize> = (0..self.n_particles()).filter(|&i| self.pos_mass[i][3] == 0.0).collect();
         let nb = self.neighbours();
         self.compute_density(&nb);
         self.compute_wall_pressure(&nb);
         self.compute_forces(&nb);
         self.integrate();
+        self.emit(&free);
         self.steps += 1;
+    }
+
+    /// The emitters at the end of a step (docs/PHYSICS.md, "Emitters"): each emitter in its
+    /// window whose next layer falls in this step lays its points down, moved on along its
+    /// direction by the time since the layer was due, in the lowest free ids — if the whole
+    /// layer fits in what is left of `free`; otherwise the layer is skipped and counted as
+    /// starved.
+    pub fn emit(&mut self, free: &[usize]) {
+        let mut used = 0usize;
+        let rho0 = self.params.rest_density as f64;
+        for (e, em) in self.emitters.emitters.iter().enumerate() {
+            if self.steps < em.start_step as u64 || self.steps >= em.end_step as u64 {
+                continue;
+            }
+            let phase = self.phase[e];
+            if phase < PHASE_ONE {
+                let n = em.n_points as usize;
+                if used + n <= free.len() {
+                    let late = (PHASE_ONE - phase) as f64 / PHASE_ONE as f64;
+                    let shift = em.step_length as f64 * late;
+                    let points = &self.emitters.points[em.first_point as usize..][..n];
+                    for (p, &slot) in points.iter().zip(&free[used..used + n]) {
+                        let d = em.direction.map(f64::from);
+                        self.pos_mass[slot] =
+                            [p[0] as f64 + d[0] * shift, p[1] as f64 + d[1] * shift, p[2] as f64 + d[2] * shift, em.mass as f64];
+                        self.vel_rho[slot] = [em.velocity[0] as f64, em.velocity[1] as f64, em.velocity[2] as f64, rho0];
+                        self.acc[slot] = [0.0; 3];
+                    }
+                    used += n;
+                    self.emitted += n as u64;
+                } else {
+                    self.starved += n as u64;
+                }
+                self.phase[e] = phase + em.period as i64;
+            }
+            self.phase[e] -= PHASE_ONE;
+        }
     }
 
     /// `Σ ½ m v²` over fluid.

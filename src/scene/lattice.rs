@@ -29,12 +29,40 @@ pub fn count_particles(scene: &Scene) -> (u64, u64) {
             None => bound(scene.solid_shape(i).bounds()),
         })
         .sum();
-    let (lo, hi, _) = wall_box(scene);
-    let n = |a: usize| lattice_count(lo[a], hi[a], s) as u64;
-    let inner = |a: usize| lattice_count(scene.domain.min[a], scene.domain.max[a], s) as u64;
-    let outer_total = n(0) * n(1) * n(2);
-    let inner_total = inner(0) * inner(1) * inner(2);
-    (fluid, outer_total - inner_total + solids)
+    // the wall lattice axis by axis, with the setup's own f32 arithmetic: a point is a wall
+    // point when it is kept along every axis (not beyond an open face) and not inside the
+    // domain along every axis
+    let (lo, _, _) = wall_box(scene);
+    let (mut kept, mut inner) = (1u64, 1u64);
+    for a in 0..3 {
+        let (k, i) = wall_axis(scene, lo[a], a).fold((0u64, 0u64), |(k, i), (keep, inside)| (k + keep as u64, i + inside as u64));
+        kept *= k;
+        inner *= i;
+    }
+    (fluid, kept - inner + solids)
+}
+
+/// Along axis `a`, each point of the wall lattice starting at `lo`: (kept: not beyond an open
+/// face, inside: strictly inside the domain). The setup's walls are the points kept along every
+/// axis and not inside along every axis.
+pub fn wall_axis(scene: &Scene, lo: f32, a: usize) -> impl Iterator<Item = (bool, bool)> + '_ {
+    let s = scene.physics.spacing;
+    let (_, hi, _) = wall_box(scene);
+    let n = lattice_count(lo, hi[a], s);
+    let (dmin, dmax) = (scene.domain.min[a], scene.domain.max[a]);
+    let open = scene.open_face_bits();
+    let (open_lo, open_hi) = (open & crate::sim::params::open_face_bit(a, false) != 0, open & crate::sim::params::open_face_bit(a, true) != 0);
+    (0..n).map(move |i| {
+        let x = lo + (i as f32 + 0.5) * s;
+        let beyond = (open_lo && x < dmin) || (open_hi && x > dmax);
+        (!beyond, x > dmin && x < dmax)
+    })
+}
+
+/// Fluid slots of a scene: its `fluid_capacity`, or the fluid entries' `fluid` particles and
+/// everything the emitters create.
+pub fn fluid_slots(scene: &Scene, fluid: u64) -> u64 {
+    scene.fluid_capacity.unwrap_or_else(|| fluid + scene.emitted_total().unwrap_or(0))
 }
 
 /// The box of wall particle centres' lattice: the domain grown by the wall thickness.

@@ -4,6 +4,7 @@
 
 pub mod bodies;
 pub mod geometry;
+pub mod inflow;
 pub mod lattice;
 pub mod limits;
 pub mod schema;
@@ -65,7 +66,9 @@ impl Scene {
         // the count first: it bounds the lattices the bodies' checks sample
         scene.validate_count(file)?;
         scene.sample_bodies();
+        scene.validate_inflow(file, lattice::count_particles(&scene).0)?;
         scene.validate_bodies(file)?;
+        scene.validate_inflow_bodies(file)?;
         Ok(scene)
     }
 

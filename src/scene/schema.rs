@@ -64,6 +64,65 @@ pub struct GridSettings {
 pub struct Walls {
     /// Layers of boundary particles behind each face of the domain.
     pub layers: u32,
+    /// Faces left open: no wall behind them, and a fluid particle that crosses one leaves the
+    /// simulation (counted as outflow) instead of being stopped on it.
+    pub open: Vec<Face>,
+}
+
+/// A face of the domain.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Face {
+    XMin,
+    XMax,
+    YMin,
+    YMax,
+    ZMin,
+    ZMax,
+}
+
+impl Face {
+    /// The axis (0 = x, 1 = y, 2 = z) and whether it is the face on the max side.
+    pub fn axis_side(self) -> (usize, bool) {
+        match self {
+            Face::XMin => (0, false),
+            Face::XMax => (0, true),
+            Face::YMin => (1, false),
+            Face::YMax => (1, true),
+            Face::ZMin => (2, false),
+            Face::ZMax => (2, true),
+        }
+    }
+}
+
+/// Inflow: layers of fluid particles laid down on a rectangle or a disc and sent off along
+/// `direction` at `speed`, one layer every spacing / speed seconds from `start` to `end`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Emitter {
+    pub shape: EmitterShape,
+    /// Centre of the rectangle or disc (m).
+    pub center: [f32; 3],
+    /// Where the particles go; the rectangle or disc lies across it.
+    pub direction: [f32; 3],
+    /// Speed of the particles it creates (m/s).
+    pub speed: f32,
+    /// Time it starts (s).
+    #[serde(default)]
+    pub start: f32,
+    /// Time it stops (s); without one it runs as long as the simulation, and the scene must state
+    /// `fluid_capacity`.
+    #[serde(default)]
+    pub end: Option<f32>,
+}
+
+/// The outline of an emitter, across its direction. A rectangle's `size` is (width, height):
+/// for a direction that is not vertical, the width is horizontal and the height vertical; for a
+/// vertical one, the width runs along z and the height along x.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum EmitterShape {
+    Rectangle { size: [f32; 2] },
+    Disc { radius: f32 },
 }
 
 /// A body of fluid: a box (`min`, `max`) or a closed mesh (`mesh`, placed by `scale`,
@@ -173,6 +232,14 @@ pub struct Scene {
     /// Static solids inside the domain.
     #[serde(default)]
     pub solids: Vec<Solid>,
+    /// Inflow of fluid.
+    #[serde(default)]
+    pub emitters: Vec<Emitter>,
+    /// Fluid particles the simulation has room for (the emitters fill the room the fluid
+    /// entries leave; particles that leave through open faces free theirs). Default: the fluid
+    /// entries and everything the emitters create from start to end.
+    #[serde(default)]
+    pub fluid_capacity: Option<u64>,
     /// Measurements the scene carries.
     #[serde(default)]
     pub probes: Probes,
@@ -232,6 +299,6 @@ impl Default for GridSettings {
 
 impl Default for Walls {
     fn default() -> Self {
-        Self { layers: 2 }
+        Self { layers: 2, open: Vec::new() }
     }
 }

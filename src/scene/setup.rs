@@ -2,7 +2,7 @@
 //! volumes, the fluid mass, and the resolved physical constants. Computed once, in f64 where it
 //! matters, then handed to the GPU (and to the CPU twin) as f32.
 
-use super::lattice::{count_particles, lattice_count, wall_box};
+use super::lattice::{count_particles, fluid_slots, lattice_count, wall_axis, wall_box};
 use super::schema::{Pressure, Scene};
 use crate::gpu::Gpu;
 use crate::physics::{SUPPORT_OVER_SPACING, TAIT_GAMMA, cubic_w};
@@ -34,7 +34,7 @@ pub const HOST_BYTES_PER_PARTICLE: u64 = 2 * 16 + 16 + 4 + 24 + 8;
 /// refused before anything is allocated.
 pub fn build_checked(scene: &Scene, gpu: &Gpu) -> Result<InitialState, SetupError> {
     let (fluid, boundary) = count_particles(scene);
-    let n = fluid + boundary;
+    let n = fluid_slots(scene, fluid) + boundary;
     Sim::check_fits(gpu, n)?;
     let mut needed = n * HOST_BYTES_PER_PARTICLE;
     if gpu.info.device_type == wgpu::DeviceType::Cpu {
@@ -123,17 +123,14 @@ pub fn build(scene: &Scene) -> InitialState {
 
     // walls: lattice of the grown box minus the lattice of the domain
     let (lo, hi, _) = wall_box(scene);
-    let dmin = Vec3::from(scene.domain.min);
-    let dmax = Vec3::from(scene.domain.max);
-    let n = [0, 1, 2].map(|a| lattice_count(lo[a], hi[a], s));
+    // per axis, which lattice points are kept (not beyond an open face) and inside the domain
+    let axes = [0, 1, 2].map(|a| wall_axis(scene, lo[a], a).collect::<Vec<_>>());
     let mut walls: Vec<DVec3> = Vec::new();
-    for k in 0..n[2] {
-        for j in 0..n[1] {
-            for i in 0..n[0] {
-                let x = lo + (Vec3::new(i as f32, j as f32, k as f32) + 0.5) * s;
-                let inside = x.cmpgt(dmin).all() && x.cmplt(dmax).all();
-                if !inside {
-                    walls.push(x.as_dvec3());
+    for (k, (kz, iz)) in axes[2].iter().enumerate() {
+        for (j, (ky, iy)) in axes[1].iter().enumerate() {
+            for (i, (kx, ix)) in axes[0].iter().enumerate() {
+                if kx & ky & kz && !(ix & iy & iz) {
+                    walls.push((lo + (Vec3::new(i as f32, j as f32, k as f32) + 0.5) * s).as_dvec3());
                 }
             }
         }
@@ -157,6 +154,11 @@ pub fn build(scene: &Scene) -> InitialState {
         pos_mass.push([x.x as f32, x.y as f32, x.z as f32, -(psi as f32)]);
     }
     vel_rho.resize(pos_mass.len(), [0.0, 0.0, 0.0, p.rest_density]);
+    // free slots for the emitters (w = 0), at the domain's centre
+    let free = fluid_slots(scene, n_fluid as u64) - n_fluid as u64;
+    let centre = (Vec3::from(scene.domain.min) + Vec3::from(scene.domain.max)) * 0.5;
+    pos_mass.resize(pos_mass.len() + free as usize, [centre.x, centre.y, centre.z, 0.0]);
+    vel_rho.resize(pos_mass.len(), [0.0, 0.0, 0.0, p.rest_density]);
 
     let params = SimParams {
         domain_min: scene.domain.min,
@@ -173,10 +175,20 @@ pub fn build(scene: &Scene) -> InitialState {
         wall_viscosity: p.wall_viscosity,
         kernel_norm: crate::physics::kernel_norm(hd) as f32,
         capacity: scene.grid.capacity,
+        open_faces: scene.open_face_bits(),
         ..SimParams::default()
     };
     let margin = Vec3::splat(0.5 * s);
-    InitialState { params, pos_mass, vel_rho, n_fluid, grid_lo: lo - margin, grid_hi: hi + margin }
+    InitialState {
+        params,
+        pos_mass,
+        vel_rho,
+        n_fluid,
+        grid_lo: lo - margin,
+        grid_hi: hi + margin,
+        emitters: scene.emitters_for_gpu(mass),
+        step: 0,
+    }
 }
 
 /// Akinci volumes ψ_b = ρ0 / Σ_k W(x_b − x_k) over the boundary particles, with a hash grid of

@@ -41,15 +41,19 @@ impl ParticleSet {
 pub struct CellBuffers {
     pub layout: GridLayout,
     pub lut: wgpu::Buffer,
+    /// Particles per cell, `num_cells + 1` entries: the last is the cell of free slots
+    /// (particles with `w = 0`), which no neighbour loop visits.
     pub counts: wgpu::Buffer,
-    /// Exclusive scan of `counts`, `num_cells + 1` entries.
+    /// Exclusive scan of `counts`, `num_cells + 2` entries: `cell_start[num_cells]` is the
+    /// number of particles, `cell_start[num_cells + 1]` the number of slots.
     pub cell_start: wgpu::Buffer,
     pub scan: ScanLevels,
 }
 
 impl CellBuffers {
     pub fn new(device: &wgpu::Device, scan: &ScanPass, layout: GridLayout) -> Result<Self, super::shader::KernelError> {
-        let n = layout.num_cells;
+        // the cells and the cell of free slots
+        let n = layout.num_cells + 1;
         let lut = shader::storage_init(device, "grid.cell_lut", bytemuck::cast_slice(&layout.lut), wgpu::BufferUsages::empty());
         let counts = shader::storage(device, "grid.counts", n as u64 * 4);
         let cell_start = shader::storage(device, "grid.cell_start", (n as u64 + 1) * 4);

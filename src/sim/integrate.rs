@@ -3,6 +3,10 @@
 
 use super::shader::{self, Kernel, KernelConfig, KernelError};
 
+/// Variant 0 without inlet zones, [`WITH_INLETS`] with (a simulation with emitters).
 pub fn new(device: &wgpu::Device, cfg: KernelConfig) -> Result<Kernel, KernelError> {
-    Kernel::new(device, &shader::INTEGRATE, cfg, &[&[]])
+    Kernel::new(device, &shader::INTEGRATE, cfg, &[&[("INLETS", 0.0)], &[("INLETS", 1.0)]])
 }
+
+/// The variant that holds fluid in the emitters' inlet zones at their velocity.
+pub const WITH_INLETS: usize = 1;

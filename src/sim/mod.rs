@@ -5,6 +5,7 @@
 pub mod buffers;
 pub mod count;
 pub mod density;
+pub mod emit;
 pub mod force;
 pub mod instruments;
 pub mod integrate;
@@ -170,6 +171,8 @@ struct Binds {
     wall_pressure: [wgpu::BindGroup; 2],
     force: [wgpu::BindGroup; 2],
     integrate: [wgpu::BindGroup; 2],
+    /// With emitters: emit.plan's, and emit.write's by the current set.
+    emit: Option<(wgpu::BindGroup, [wgpu::BindGroup; 2])>,
 }
 
 /// Buffers allocated once per simulation (their size depends on the particle count only).
@@ -183,6 +186,10 @@ struct Fixed {
     cell_of: wgpu::Buffer,
     rank: wgpu::Buffer,
     sorted: wgpu::Buffer,
+    /// The emitters' records and state (a placeholder without emitters).
+    emit_buffers: emit::EmitBuffers,
+    /// The emit passes, with emitters.
+    emit: Option<emit::EmitPasses>,
 }
 
 impl Binds {
@@ -238,9 +245,49 @@ impl Binds {
             wall_pressure: both(&|s| k.wall_pressure.bind(d, &with(&grid, &[("pos_mass", &s.pos_mass), ("vel_rho", &s.vel_rho)])))?,
             force: both(&|s| k.force.bind(d, &with(&grid, &[("pos_mass", &s.pos_mass), ("vel_rho", &s.vel_rho), ("acc_out", &f.acc)])))?,
             integrate: both(&|s| {
-                k.integrate
-                    .bind(d, &[("params", p), ("pos_mass", &s.pos_mass), ("vel_rho", &s.vel_rho), ("acc_in", &f.acc), ("diag", &f.diag)])
+                k.integrate.bind(
+                    d,
+                    &[
+                        ("params", p),
+                        ("pos_mass", &s.pos_mass),
+                        ("vel_rho", &s.vel_rho),
+                        ("acc_in", &f.acc),
+                        ("diag", &f.diag),
+                        ("emitters", &f.emit_buffers.emitters),
+                        ("emit_state", &f.emit_buffers.state),
+                    ],
+                )
             })?,
+            emit: match &f.emit {
+                None => None,
+                Some(e) => Some((
+                    e.plan.bind(
+                        d,
+                        &[
+                            ("params", p),
+                            ("counts", &cells.counts),
+                            ("emitters", &f.emit_buffers.emitters),
+                            ("state", &f.emit_buffers.state),
+                            ("diag", &f.diag),
+                        ],
+                    )?,
+                    both(&|s| {
+                        e.write.bind(
+                            d,
+                            &[
+                                ("params", p),
+                                ("cell_start", &cells.cell_start),
+                                ("sorted", &f.sorted),
+                                ("emitters", &f.emit_buffers.emitters),
+                                ("points", &e.points),
+                                ("state", &f.emit_buffers.state),
+                                ("pos_mass", &s.pos_mass),
+                                ("vel_rho", &s.vel_rho),
+                            ],
+                        )
+                    })?,
+                )),
+            },
         })
     }
 
@@ -336,7 +383,8 @@ impl Sim {
         if !matches!(options.workgroup_size, 32 | 64 | 128 | 256) || options.workgroup_size > max_wg {
             return Err(SimError::WorkgroupSize(options.workgroup_size, max_wg));
         }
-        let max_cells = max_binding / 4 - 1;
+        // cell_start has num_cells + 2 entries (the cell of free slots, and the total)
+        let max_cells = max_binding / 4 - 2;
         let layout = GridLayout::new(state.grid_lo, state.grid_hi, options.cell_size * state.params.h, options.order, max_cells)?;
 
         let mut params = state.params;
@@ -360,11 +408,17 @@ impl Sim {
                 cell_of: per_particle("grid.cell_of"),
                 rank: per_particle("grid.rank"),
                 sorted: per_particle("grid.sorted"),
+                emit_buffers: emit::EmitBuffers::new(device, &state.emitters, state.step),
+                emit: None,
             };
             let cells = CellBuffers::new(device, &kernels.scan, layout);
             (fixed, cells)
         })?;
         let cells = cells?;
+        let mut fixed = fixed;
+        if !state.emitters.is_empty() {
+            fixed.emit = Some(emit::EmitPasses::new(device, options.kernel_config(), &state.emitters)?);
+        }
         let ids: Vec<u32> = (0..n).collect();
         for set in &fixed.sets {
             set.write(&gpu.queue, &state.pos_mass, &state.vel_rho, &ids);
@@ -406,8 +460,14 @@ impl Sim {
     pub fn n_particles(&self) -> u32 {
         self.params.n_particles
     }
+    /// Fluid particles at the start (emitters and open faces change the number of particles
+    /// in the run; the diagnostics count them).
     pub fn n_fluid(&self) -> u32 {
         self.params.n_fluid
+    }
+    /// Whether the simulation has emitters (the emit passes run every step).
+    pub fn has_emitters(&self) -> bool {
+        self.fixed.emit.is_some()
     }
     /// The buffer set holding the current state (for rendering straight from the GPU).
     pub fn current(&self) -> &ParticleSet {
@@ -515,12 +575,17 @@ impl Sim {
         encoder.push_debug_group("sim.step");
 
         let c = self.record_grid(encoder, step, reorder);
-        let Self { kernels: k, binds: b, profiler: prof, .. } = self;
+        let Self { kernels: k, binds: b, profiler: prof, fixed, .. } = self;
         let variant = if reorder { DIRECT } else { THROUGH_SORTED };
         k.density.record(&mut begin(encoder, prof, k.density.label, step), &b.density[c], n, variant, md);
         k.wall_pressure.record(&mut begin(encoder, prof, k.wall_pressure.label, step), &b.wall_pressure[c], n, variant, md);
         k.force.record(&mut begin(encoder, prof, k.force.label, step), &b.force[c], n, variant, md);
-        k.integrate.record(&mut begin(encoder, prof, k.integrate.label, step), &b.integrate[c], n, 0, md);
+        let inlets = if fixed.emit.is_some() { integrate::WITH_INLETS } else { 0 };
+        k.integrate.record(&mut begin(encoder, prof, k.integrate.label, step), &b.integrate[c], n, inlets, md);
+        if let (Some(e), Some((plan, write))) = (&fixed.emit, &b.emit) {
+            e.plan.record(&mut begin(encoder, prof, e.plan.label, step), plan, 1, 0, md);
+            e.write.record(&mut begin(encoder, prof, e.write.label, step), &write[c], e.n_points, variant, md);
+        }
         encoder.pop_debug_group();
 
         self.cur = c;

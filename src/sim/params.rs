@@ -48,8 +48,10 @@ pub struct SimParams {
     pub search_range: u32,
     /// Per-cell occupancy above which a cell counts as overflowing.
     pub capacity: u32,
+    /// Open faces of the domain, a bit each ([`open_face_bit`]): a fluid particle that crosses
+    /// one leaves the simulation (its slot is freed) instead of being clamped onto it.
+    pub open_faces: u32,
     /// Padding to a 16-byte multiple.
-    pub _pad0: u32,
     pub _pad1: u32,
     pub _pad2: u32,
 }
@@ -68,4 +70,21 @@ pub struct Diagnostics {
     pub wall_clamps: u32,
     /// Particles whose integrated state was not finite, cumulative (their step was discarded).
     pub non_finite: u32,
+    /// Fluid particles that left through an open face, cumulative.
+    pub outflow: u32,
+    /// Fluid particles the emitters created, cumulative.
+    pub emitted: u32,
+    /// Particles the emitters could not create for want of free slots, cumulative.
+    pub starved: u32,
+    /// Free slots after the last step's emission (slots of no particle).
+    pub free_slots: u32,
+}
+
+/// Number of [`Diagnostics`] words (the WGSL `diag` arrays' length).
+pub const DIAG_WORDS: usize = std::mem::size_of::<Diagnostics>() / 4;
+
+/// The bit of `SimParams::open_faces` for the face of `axis` (0 = x, 1 = y, 2 = z) on its `max`
+/// side or its min side: min faces are bits 0–2, max faces bits 3–5.
+pub const fn open_face_bit(axis: usize, max: bool) -> u32 {
+    1 << (axis + if max { 3 } else { 0 })
 }

@@ -31,17 +31,34 @@ pub const DENSITY: ShaderSource = ShaderSource { label: "sph.density", file: "de
 pub const WALL_PRESSURE: ShaderSource = ShaderSource { label: "sph.wall_pressure", file: "wall_pressure" };
 pub const FORCE: ShaderSource = ShaderSource { label: "sph.force", file: "force" };
 pub const INTEGRATE: ShaderSource = ShaderSource { label: "sph.integrate", file: "integrate" };
+pub const EMIT_PLAN: ShaderSource = ShaderSource { label: "emit.plan", file: "emit_plan" };
+pub const EMIT: ShaderSource = ShaderSource { label: "emit.write", file: "emit" };
 pub const NEIGHBOUR_PROBE: ShaderSource = ShaderSource { label: "test.neighbour_probe", file: "neighbour_probe" };
 pub const ALL_PAIRS: ShaderSource = ShaderSource { label: "baseline.all_pairs", file: "all_pairs" };
 pub const COPY: ShaderSource = ShaderSource { label: "baseline.copy", file: "copy" };
 
 /// The passes of a step, in the order a step records them: their labels name the timestamps,
 /// the panel's rows and the benchmark's columns.
-pub const STEP: [ShaderSource; 9] = [COUNT, SCAN, SCATTER, SORT_CELLS, REORDER, DENSITY, WALL_PRESSURE, FORCE, INTEGRATE];
+pub const STEP: [ShaderSource; 11] =
+    [COUNT, SCAN, SCATTER, SORT_CELLS, REORDER, DENSITY, WALL_PRESSURE, FORCE, INTEGRATE, EMIT_PLAN, EMIT];
 
 /// Every compute shader, for the validation test.
-pub const ALL: [ShaderSource; 12] =
-    [COUNT, SCAN, SCATTER, SORT_CELLS, REORDER, DENSITY, WALL_PRESSURE, FORCE, INTEGRATE, NEIGHBOUR_PROBE, ALL_PAIRS, COPY];
+pub const ALL: [ShaderSource; 14] = [
+    COUNT,
+    SCAN,
+    SCATTER,
+    SORT_CELLS,
+    REORDER,
+    DENSITY,
+    WALL_PRESSURE,
+    FORCE,
+    INTEGRATE,
+    EMIT_PLAN,
+    EMIT,
+    NEIGHBOUR_PROBE,
+    ALL_PAIRS,
+    COPY,
+];
 
 /// Why a pass could not be built or bound.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

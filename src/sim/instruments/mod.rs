@@ -58,11 +58,12 @@ impl Sim {
     }
 
     /// Grid arrays of the last step's grid build. `cell_of`, `rank` and `sorted` refer to the
-    /// slots of the set the build read (before that step's reorder, if it had one).
+    /// slots of the set the build read (before that step's reorder, if it had one). `counts`
+    /// and `cell_start` include the cell of free slots (`num_cells`).
     pub fn read_grid(&self) -> GridSnapshot {
         let (d, q) = (&self.device, &self.queue);
         let n = self.params.n_particles as usize;
-        let cells = self.cells.layout.num_cells as usize;
+        let cells = self.cells.layout.num_cells as usize + 1;
         GridSnapshot {
             counts: read_vec(d, q, &self.cells.counts, cells),
             cell_start: read_vec(d, q, &self.cells.cell_start, cells + 1),

@@ -1,0 +1,228 @@
+//! emit.plan and emit.write — fluid particles created on the GPU by the scene's emitters, into
+//! free slots (`shaders/emit_plan.wgsl`, `shaders/emit.wgsl`), and the schedule they follow.
+//!
+//! **Free slots.** A slot whose `pos_mass.w` is 0 holds no particle: the scene reserves them
+//! for its emitters, and a particle that leaves through an open face frees its own
+//! (sph.integrate). grid.count bins every free slot into the extra cell `num_cells`, so the grid
+//! build lists them after every particle; emit.plan reads how many there are, emit.write fills
+//! them in that order. The number of particles never leaves the GPU within a step.
+//!
+//! **Schedule.** An emitter lays down a layer of its points (a lattice of the spacing on its
+//! rectangle or disc) every `spacing / speed` seconds from its start to its end: in integers,
+//! every `period` = spacing / (speed dt) steps in 16.16 fixed point, so the GPU, the CPU twin
+//! and [`EmitterGpu::layers_in`] agree exactly. A layer due in a step is written at its end,
+//! moved on along the direction by the time since it was due.
+
+use super::shader::{self, Kernel, KernelConfig, KernelError};
+use bytemuck::{Pod, Zeroable};
+
+/// Emitters a scene may have (the size of the per-emitter arrays of [`EmitState`]).
+pub const MAX_EMITTERS: usize = 16;
+/// One step in the fixed point of [`EmitterGpu::period`] and [`EmitState::phase`].
+pub const PHASE_ONE: i64 = 65536;
+
+/// One emitter as the GPU reads it; `struct Emitter` in `shaders/emit_common.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct EmitterGpu {
+    /// Direction × speed: the velocity of the particles it creates.
+    pub velocity: [f32; 3],
+    /// Mass of each particle it creates (the fluid's).
+    pub mass: f32,
+    /// Unit direction.
+    pub direction: [f32; 3],
+    /// Distance travelled in one step, speed × dt.
+    pub step_length: f32,
+    /// Centre of the rectangle or disc.
+    pub center: [f32; 3],
+    /// Length of the inlet zone along the direction (fluid there moves at `velocity`).
+    pub zone: f32,
+    /// Axes across the direction with the half extents the points cover; a disc has
+    /// `half_v < 0` and its radius (plus half a spacing) in `half_u`.
+    pub axis_u: [f32; 3],
+    pub half_u: f32,
+    pub axis_v: [f32; 3],
+    pub half_v: f32,
+    /// Its points: `first_point .. first_point + n_points` of the points buffer.
+    pub first_point: u32,
+    pub n_points: u32,
+    /// It emits on steps `start_step .. end_step` (`u32::MAX`: no end).
+    pub start_step: u32,
+    pub end_step: u32,
+    /// Steps from one layer to the next, 16.16 fixed point, at least [`PHASE_ONE`].
+    pub period: u32,
+    pub _pad: [u32; 3],
+}
+
+const _: () = assert!(std::mem::size_of::<EmitterGpu>() == 112);
+
+impl EmitterGpu {
+    /// Whether `x` lies in its inlet zone (`in_inlet` of emit_common.wgsl), in f64.
+    pub fn in_inlet(&self, x: [f64; 3]) -> bool {
+        let q = [0, 1, 2].map(|a| x[a] - self.center[a] as f64);
+        let dot = |v: [f32; 3]| q[0] * v[0] as f64 + q[1] * v[1] as f64 + q[2] * v[2] as f64;
+        let a = dot(self.direction);
+        if a < 0.0 || a >= self.zone as f64 {
+            return false;
+        }
+        let (u, v) = (dot(self.axis_u), dot(self.axis_v));
+        if self.half_v < 0.0 {
+            return u * u + v * v <= self.half_u as f64 * self.half_u as f64;
+        }
+        u.abs() <= self.half_u as f64 && v.abs() <= self.half_v as f64
+    }
+
+    /// Whether it emits (and holds its inlet zone) on step `step`.
+    pub fn active(&self, step: u64) -> bool {
+        step >= self.start_step as u64 && step < self.end_step as u64
+    }
+
+    /// Layers it has laid down in the steps `0 .. steps`: ⌈r · 65536 / period⌉ over the
+    /// `r` steps of its window that have passed (layer k is due at k · period / 65536 steps
+    /// after the start). Closed form of the GPU's step-by-step phase.
+    pub fn layers_in(&self, steps: u64) -> u64 {
+        let r = steps.min(self.end_step as u64).saturating_sub(self.start_step as u64);
+        (r * PHASE_ONE as u64).div_ceil(self.period as u64)
+    }
+
+    /// The phase (time from the start of step `step` to the next layer, 1/65536 step) the GPU
+    /// holds when it starts step `step` (a resumed run starts with it).
+    pub fn phase_at(&self, step: u64) -> i32 {
+        let start = self.start_step as u64;
+        if step <= start || step >= self.end_step as u64 {
+            return 0;
+        }
+        let r = step - start;
+        (self.layers_in(step) as i64 * self.period as i64 - r as i64 * PHASE_ONE) as i32
+    }
+}
+
+/// What emit.plan keeps from step to step and hands to emit.write; `struct EmitState` in
+/// `shaders/emit_common.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+pub struct EmitState {
+    /// The step being taken.
+    pub step: u32,
+    pub n_emitters: u32,
+    pub _pad: [u32; 2],
+    pub phase: [i32; MAX_EMITTERS],
+    pub offset: [u32; MAX_EMITTERS],
+    pub count: [u32; MAX_EMITTERS],
+    pub late: [f32; MAX_EMITTERS],
+}
+
+const _: () = assert!(std::mem::size_of::<EmitState>() == 16 + 4 * 4 * MAX_EMITTERS);
+
+impl EmitState {
+    /// The state at the start of step `step` (0 for a new run, the checkpoint's on a resume).
+    pub fn at(emitters: &[EmitterGpu], step: u64) -> Self {
+        assert!(emitters.len() <= MAX_EMITTERS, "at most {MAX_EMITTERS} emitters");
+        let mut s = Self {
+            step: step.min(u32::MAX as u64) as u32,
+            n_emitters: emitters.len() as u32,
+            _pad: [0; 2],
+            phase: [0; MAX_EMITTERS],
+            offset: [0; MAX_EMITTERS],
+            count: [0; MAX_EMITTERS],
+            late: [0.0; MAX_EMITTERS],
+        };
+        for (e, em) in emitters.iter().enumerate() {
+            s.phase[e] = em.phase_at(step);
+        }
+        s
+    }
+}
+
+/// The emitters of a simulation: their records, their points (`xyz`, `w` = the emitter's index
+/// as bits), all layers' worth.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Emitters {
+    pub emitters: Vec<EmitterGpu>,
+    pub points: Vec<[f32; 4]>,
+}
+
+impl Emitters {
+    pub fn is_empty(&self) -> bool {
+        self.emitters.is_empty()
+    }
+
+    /// Particles the emitters create in the steps `0 .. steps` when free slots never run out.
+    pub fn particles_in(&self, steps: u64) -> u64 {
+        self.emitters.iter().map(|e| e.layers_in(steps) * e.n_points as u64).sum()
+    }
+
+    /// The emitter a point belongs to.
+    pub fn emitter_of(point: &[f32; 4]) -> usize {
+        point[3].to_bits() as usize
+    }
+}
+
+/// The emitters' records and state on the GPU (sph.integrate reads them for the inlet zones;
+/// one unused record where there are no emitters, so its bindings always have a buffer).
+pub struct EmitBuffers {
+    pub emitters: wgpu::Buffer,
+    pub state: wgpu::Buffer,
+}
+
+impl EmitBuffers {
+    pub fn new(device: &wgpu::Device, e: &Emitters, step: u64) -> Self {
+        let none = wgpu::BufferUsages::empty();
+        let records = if e.is_empty() { vec![EmitterGpu::default()] } else { e.emitters.clone() };
+        Self {
+            emitters: shader::storage_init(device, "emit.emitters", bytemuck::cast_slice(&records), none),
+            state: shader::storage_init(device, "emit.state", bytemuck::bytes_of(&EmitState::at(&e.emitters, step)), none),
+        }
+    }
+}
+
+/// The passes and the points buffer, for a simulation with emitters.
+pub struct EmitPasses {
+    pub plan: Kernel,
+    /// Variants [`super::DIRECT`] and [`super::THROUGH_SORTED`].
+    pub write: Kernel,
+    pub points: wgpu::Buffer,
+    pub n_points: u32,
+}
+
+impl EmitPasses {
+    pub fn new(device: &wgpu::Device, cfg: KernelConfig, e: &Emitters) -> Result<Self, KernelError> {
+        let plan = Kernel::new(device, &shader::EMIT_PLAN, cfg, &[&[]])?;
+        let write = Kernel::new(device, &shader::EMIT, cfg, &[&[("USE_SORTED", 0.0)], &[("USE_SORTED", 1.0)]])?;
+        Ok(Self {
+            plan,
+            write,
+            points: shader::storage_init(device, "emit.points", bytemuck::cast_slice(&e.points), wgpu::BufferUsages::empty()),
+            n_points: e.points.len() as u32,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn emitter(start: u32, end: u32, period: u32) -> EmitterGpu {
+        EmitterGpu { n_points: 3, start_step: start, end_step: end, period, ..Default::default() }
+    }
+
+    /// The closed form against the GPU's rule stepped one step at a time (emit_plan.wgsl).
+    #[test]
+    fn closed_form_matches_the_stepped_phase() {
+        for em in [emitter(0, u32::MAX, 65536), emitter(5, 400, 65536 * 7 / 3), emitter(3, 90, 1_234_567), emitter(10, 11, 200_000)] {
+            let mut phase: i64 = 0;
+            let mut layers = 0u64;
+            for step in 0..500u64 {
+                assert_eq!(em.phase_at(step) as i64, if step < em.end_step as u64 { phase } else { 0 }, "{em:?} at {step}");
+                assert_eq!(em.layers_in(step), layers, "{em:?} after {step} steps");
+                if step >= em.start_step as u64 && step < em.end_step as u64 {
+                    if phase < PHASE_ONE {
+                        layers += 1;
+                        phase += em.period as i64;
+                    }
+                    phase -= PHASE_ONE;
+                }
+            }
+        }
+    }
+}
