@@ -3,7 +3,8 @@
 //! in its header. Written aside and renamed, so `checkpoint.bin` is always a whole one.
 //!
 //! Layout (little endian): `RILLETCK` · version u32 · header bytes u32 · scene hash u64 · step
-//! u64 · time f64 · particles u32 · fluid u32 · wall clamps u64 · non-finite u64 · payload
+//! u64 · time f64 · particles u32 · fluid u32 · wall clamps u64 · non-finite u64 · outflow u64 ·
+//! emitted u64 · starved u64 · payload
 //! bytes u64 · payload checksum u64 (FNV-1a) · payload: `pos_mass` (16 B each), `vel_rho`
 //! (16 B each), both in id order.
 
@@ -12,10 +13,10 @@ use anyhow::Context as _;
 use std::path::Path;
 
 pub const MAGIC: &[u8; 8] = b"RILLETCK";
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 /// The checkpoint's name in a run folder.
 pub const FILE: &str = "checkpoint.bin";
-const HEADER: usize = 8 + 4 + 4 + 8 + 8 + 8 + 4 + 4 + 8 + 8 + 8 + 8;
+const HEADER: usize = 8 + 4 + 4 + 8 + 8 + 8 + 4 + 4 + 8 + 8 + 24 + 8 + 8;
 
 /// A run's state at a step.
 #[derive(Clone, Debug, PartialEq)]
@@ -26,6 +27,9 @@ pub struct Checkpoint {
     pub n_fluid: u32,
     pub wall_clamps: u64,
     pub non_finite: u64,
+    /// Fluid particles that left through open faces, that the emitters created, and that they
+    /// could not create for want of room, since the run's start.
+    pub flow: [u64; 3],
     /// By id: fluid first, as the scene's setup made them.
     pub pos_mass: Vec<[f32; 4]>,
     pub vel_rho: Vec<[f32; 4]>,
@@ -60,7 +64,7 @@ impl Checkpoint {
     /// The state of a readback (any slot order) at `step`.
     pub fn new(p: &Particles, scene_hash: u64, step: u64, time: f64, n_fluid: u32, wall_clamps: u64, non_finite: u64) -> Self {
         let by_id = p.by_id();
-        Self { scene_hash, step, time, n_fluid, wall_clamps, non_finite, pos_mass: by_id.pos_mass, vel_rho: by_id.vel_rho }
+        Self { scene_hash, step, time, n_fluid, wall_clamps, non_finite, flow: [0; 3], pos_mass: by_id.pos_mass, vel_rho: by_id.vel_rho }
     }
 
     pub fn to_bytes(&self) -> Vec<u8> {
@@ -78,6 +82,9 @@ impl Checkpoint {
         out.extend_from_slice(&self.n_fluid.to_le_bytes());
         out.extend_from_slice(&self.wall_clamps.to_le_bytes());
         out.extend_from_slice(&self.non_finite.to_le_bytes());
+        for f in self.flow {
+            out.extend_from_slice(&f.to_le_bytes());
+        }
         out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
         out.extend_from_slice(&fnv1a(&payload).to_le_bytes());
         debug_assert_eq!(out.len(), HEADER);
@@ -102,7 +109,9 @@ impl Checkpoint {
         let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().expect("8 bytes"));
         let (scene_hash, step, time) = (u64_at(16), u64_at(24), f64::from_le_bytes(bytes[32..40].try_into().expect("8 bytes")));
         let (n, n_fluid) = (u32_at(40) as usize, u32_at(44));
-        let (wall_clamps, non_finite, len, checksum) = (u64_at(48), u64_at(56), u64_at(64), u64_at(72));
+        let (wall_clamps, non_finite) = (u64_at(48), u64_at(56));
+        let flow = [u64_at(64), u64_at(72), u64_at(80)];
+        let (len, checksum) = (u64_at(88), u64_at(96));
         let payload = &bytes[HEADER..];
         if payload.len() as u64 != len || len != n as u64 * 32 || fnv1a(payload) != checksum || n_fluid as usize > n {
             return Err(CheckpointError::Damaged { file });
@@ -115,6 +124,7 @@ impl Checkpoint {
             n_fluid,
             wall_clamps,
             non_finite,
+            flow,
             pos_mass: bytemuck::pod_collect_to_vec(pos),
             vel_rho: bytemuck::pod_collect_to_vec(vel),
         })
@@ -144,6 +154,7 @@ mod tests {
             n_fluid: 1,
             wall_clamps: 7,
             non_finite: 0,
+            flow: [3, 5, 1],
             pos_mass: vec![[1.0, 2.0, 3.0, 0.5], [4.0, 5.0, 6.0, -0.5]],
             vel_rho: vec![[0.1, 0.2, 0.3, 1000.0], [0.0, 0.0, 0.0, 1001.0]],
         }
@@ -161,7 +172,7 @@ mod tests {
         let mut version = bytes.clone();
         version[8] = 9;
         let e = Checkpoint::from_bytes(&version, "c.bin").unwrap_err();
-        assert_eq!(e.to_string(), "c.bin: checkpoint format version 9, this program reads version 1");
+        assert_eq!(e.to_string(), "c.bin: checkpoint format version 9, this program reads version 2");
         assert!(matches!(Checkpoint::from_bytes(b"not a checkpoint at all", "c.bin"), Err(CheckpointError::NotACheckpoint { .. })));
     }
 }

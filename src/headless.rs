@@ -150,8 +150,12 @@ pub struct RunMeta {
     pub rillet_version: String,
     /// UTC date the run finished, YYYY-MM-DD.
     pub date: String,
+    /// Fluid particles at the start.
     pub fluid_particles: u32,
     pub boundary_particles: u32,
+    /// Room for fluid particles: the fluid at the start and the free slots the emitters fill.
+    #[serde(default)]
+    pub fluid_slots: u32,
     pub spacing: f32,
     pub h: f32,
     pub dt: f32,
@@ -407,6 +411,12 @@ fn finish_run(r: RunResult, out: &Path, scene: &Scene) -> anyhow::Result<()> {
         let most = r.rows.iter().map(|row| row.inside_solids).max().unwrap_or(0);
         eprintln!("fluid particles inside solids (leaks): {} now, at most {most} at any probe", last.inside_solids);
     }
+    if !scene.emitters.is_empty() || !scene.walls.open.is_empty() {
+        eprintln!(
+            "fluid particles: {} now of {} slots; {} emitted, {} left through open faces, {} not emitted for want of room",
+            last.fluid_particles, r.meta.fluid_slots, last.emitted, last.outflow, last.starved
+        );
+    }
     match r.stopped {
         Some(stopped) => Err(stopped.into()),
         None => Ok(()),
@@ -480,6 +490,7 @@ pub fn run_scene(
             );
             state.pos_mass.clone_from(&c.pos_mass);
             state.vel_rho.clone_from(&c.vel_rho);
+            state.step = c.step;
             Some(c.step)
         }
     };
@@ -557,7 +568,14 @@ pub fn run_scene(
         Start::Fresh => GuardTotals::default(),
         Start::Resume(c) => GuardTotals::starting_at(c.wall_clamps, c.non_finite, c.step),
     };
+    // outflow, emitted, starved before this run's simulation (a resumed run's so far)
+    let flow0 = match &start {
+        Start::Fresh => [0u64; 3],
+        Start::Resume(c) => c.flow,
+    };
+    let flow = |d: &crate::sim::params::Diagnostics| [flow0[0] + d.outflow as u64, flow0[1] + d.emitted as u64, flow0[2] + d.starved as u64];
     let mut health = Health::new(params.n_fluid, params.sound_speed);
+    let mut starved_warned = false;
     let mut stopped: Option<Stopped> = None;
     let out_name = out.map_or_else(|| "no folder".to_string(), |d| d.display().to_string());
     // run.json from the start (outcome "running"): a run that dies still has what resume needs
@@ -570,6 +588,7 @@ pub fn run_scene(
         date: utc_date(),
         fluid_particles: state.n_fluid,
         boundary_particles: state.n_boundary(),
+        fluid_slots: state.n_particles() - state.n_boundary(),
         spacing: scene.physics.spacing,
         h: params.h,
         dt: params.dt,
@@ -646,8 +665,20 @@ pub fn run_scene(
             row.wall_clamps_per_step = delta.clamps_per_step();
             row.max_per_cell = d.max_per_cell;
             row.overflows = d.overflows;
+            [row.outflow, row.emitted, row.starved] = flow(&d);
             if !solids.is_empty() {
                 row.inside_solids = probe::fluid(&p).filter(|(x, ..)| solids.contains(glam::DVec3::from(*x))).count() as u32;
+            }
+            if row.starved > 0 && !starved_warned {
+                starved_warned = true;
+                bar.clear();
+                let w = format!(
+                    "warning at step {step} (t = {time:.4} s): the emitters ran out of room, {} particles were not emitted (all {} fluid slots full): raise fluid_capacity in the scene",
+                    row.starved,
+                    sim.fluid_slots()
+                );
+                eprintln!("{label}: {w}");
+                warnings.push(w);
             }
             if let Some(w) = csv.as_mut() {
                 w.line(&row.csv())?;
@@ -677,8 +708,11 @@ pub fn run_scene(
             && ((fresh && checkpoint_due) || interrupted)
         {
             // the guard counters up to this very step (the last probe row may be older)
-            let (clamps, non_finite) = guards.peek(&sim.read_diagnostics());
-            Checkpoint::new(&p, hash, step, time, params.n_fluid, clamps, non_finite).save(&dir.join(crate::checkpoint::FILE))?;
+            let d = sim.read_diagnostics();
+            let (clamps, non_finite) = guards.peek(&d);
+            let mut c = Checkpoint::new(&p, hash, step, time, params.n_fluid, clamps, non_finite);
+            c.flow = flow(&d);
+            c.save(&dir.join(crate::checkpoint::FILE))?;
         }
         done = Some(step);
         if stopped.is_none() && interrupted {

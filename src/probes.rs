@@ -128,6 +128,15 @@ pub struct ProbeRow {
     /// Fluid particles inside a solid, more than a quarter spacing deep: leaks (0 without
     /// solids). See [`crate::scene::bodies::SolidMask`].
     pub inside_solids: u32,
+    /// Fluid particles in the simulation (the fluid entries, plus what the emitters created,
+    /// less what left through open faces).
+    pub fluid_particles: u64,
+    /// Fluid particles that left through open faces since the start (GPU counter).
+    pub outflow: u64,
+    /// Fluid particles the emitters created since the start (GPU counter).
+    pub emitted: u64,
+    /// Particles the emitters could not create for want of room since the start (GPU counter).
+    pub starved: u64,
 }
 
 /// Neighbours are counted within this fraction of h: the kernel vanishes at h, and lattice sites
@@ -157,6 +166,7 @@ impl ProbeRow {
         s.push_str(",kinetic_J,potential_J,elastic_J,momentum_x,momentum_y,momentum_z");
         s.push_str(",max_speed_m_s,min_wall_distance_m,wall_clamps,non_finite,outside");
         s.push_str(",max_density_error_bulk,spray,max_compression,wall_clamps_per_step,max_per_cell,overflows,inside_solids");
+        s.push_str(",fluid_particles,outflow,emitted,starved");
         s
     }
 
@@ -177,15 +187,16 @@ impl ProbeRow {
             self.max_density_error_bulk, self.spray, self.max_compression, self.wall_clamps_per_step, self.max_per_cell, self.overflows
         ));
         s.push_str(&format!(",{}", self.inside_solids));
+        s.push_str(&format!(",{},{},{},{}", self.fluid_particles, self.outflow, self.emitted, self.starved));
         s
     }
 
     /// Parses a line written by [`ProbeRow::csv`] with `n_gauges` gauges (also one written
-    /// before the `inside_solids` column, which then reads 0).
+    /// before the `inside_solids` column or before the flow columns, which then read 0).
     pub fn parse(line: &str, n_gauges: usize) -> Option<ProbeRow> {
         let f: Vec<&str> = line.trim().split(',').collect();
         let base = 3 + n_gauges + 3 + 6 + 5 + 6;
-        if f.len() != base && f.len() != base + 1 {
+        if ![base, base + 1, base + 5].contains(&f.len()) {
             return None;
         }
         let num = |i: usize| f[i].parse::<f64>().ok();
@@ -219,8 +230,14 @@ impl ProbeRow {
         row.wall_clamps_per_step = next()?;
         row.max_per_cell = next()? as u32;
         row.overflows = next()? as u32;
-        if f.len() == base + 1 {
+        if f.len() > base {
             row.inside_solids = next()? as u32;
+        }
+        if f.len() == base + 5 {
+            row.fluid_particles = next()? as u64;
+            row.outflow = next()? as u64;
+            row.emitted = next()? as u64;
+            row.starved = next()? as u64;
         }
         Some(row)
     }
@@ -259,8 +276,14 @@ pub fn neighbour_counts(setup: &ProbeSetup, p: &Particles) -> Vec<u32> {
     let h = setup.h;
     let reach2 = (NEIGHBOUR_REACH * h) * (NEIGHBOUR_REACH * h);
     let key = |x: [f64; 3]| [(x[0] / h).floor() as i64, (x[1] / h).floor() as i64, (x[2] / h).floor() as i64];
-    let all: Vec<[f64; 3]> =
-        p.pos_mass.iter().map(|x| [x[0] as f64, x[1] as f64, x[2] as f64]).filter(|x| x.iter().all(|c| c.is_finite())).collect();
+    // every particle (free slots, w = 0, are none)
+    let all: Vec<[f64; 3]> = p
+        .pos_mass
+        .iter()
+        .filter(|x| x[3] != 0.0)
+        .map(|x| [x[0] as f64, x[1] as f64, x[2] as f64])
+        .filter(|x| x.iter().all(|c| c.is_finite()))
+        .collect();
     let mut cells: HashMap<[i64; 3], Vec<u32>> = HashMap::new();
     for (i, x) in all.iter().enumerate() {
         cells.entry(key(*x)).or_default().push(i as u32);
@@ -304,6 +327,7 @@ pub fn measure(setup: &ProbeSetup, p: &Particles, step: u64, time: f64) -> Probe
     let neighbours = neighbour_counts(setup, p);
     let full = full_neighbourhood(setup) as f64;
     let mut row = ProbeRow { step, time, min_wall_distance: f64::INFINITY, ..Default::default() };
+    row.fluid_particles = fluid(p).count() as u64;
     let mut n = 0usize;
     let mut sum_err = 0.0;
     for (i, (x, m, v, rho)) in fluid(p).enumerate() {

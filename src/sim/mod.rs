@@ -344,6 +344,8 @@ pub struct Sim {
     max_cells: u64,
     max_dim: u32,
     steps: u64,
+    /// Boundary particles (`w < 0`); the other slots hold fluid or are free.
+    n_boundary: u32,
     /// Did the last recorded step reorder? (then `sorted` no longer indexes the current set)
     last_reordered: bool,
     profiler: Option<Profiler>,
@@ -439,6 +441,7 @@ impl Sim {
             max_cells,
             max_dim: gpu.limits.max_compute_workgroups_per_dimension,
             steps: 0,
+            n_boundary: state.n_boundary(),
             last_reordered: false,
             profiler: None,
             options,
@@ -464,6 +467,18 @@ impl Sim {
     /// in the run; the diagnostics count them).
     pub fn n_fluid(&self) -> u32 {
         self.params.n_fluid
+    }
+    /// Boundary particles.
+    pub fn n_boundary(&self) -> u32 {
+        self.n_boundary
+    }
+    /// Slots for fluid: the fluid at the start and the free slots (room for the emitters).
+    pub fn fluid_slots(&self) -> u32 {
+        self.params.n_particles - self.n_boundary
+    }
+    /// Whether fluid can enter or leave (emitters, open faces): the panel then shows the count.
+    pub fn has_flow(&self) -> bool {
+        self.fixed.emit.is_some() || self.params.open_faces != 0
     }
     /// Whether the simulation has emitters (the emit passes run every step).
     pub fn has_emitters(&self) -> bool {

@@ -95,6 +95,8 @@ pub struct Readout<'a> {
     pub steps: u64,
     pub n_fluid: u32,
     pub n_boundary: u32,
+    /// With emitters or open faces: the slots for fluid (fluid at the start and free slots).
+    pub flow: Option<u32>,
     pub params: &'a SimParams,
     pub grid: &'a GridLayout,
     pub timestamps: bool,
@@ -106,6 +108,22 @@ pub struct Readout<'a> {
     pub history: &'a VecDeque<DiagSample>,
     pub screenshots: Option<&'a str>,
     pub export: Option<ExportReadout<'a>>,
+}
+
+/// With emitters or open faces: the fluid count as "active / capacity" with what came in and
+/// went out, from the fluid at the start (`n_fluid`), the fluid slots and a diagnostics sample;
+/// and the plain-words warning when the emitters ran out of room.
+pub fn flow_readout(n_fluid: u32, slots: u32, s: &DiagSample) -> (String, Option<String>) {
+    let d = &s.diag;
+    let active = n_fluid as i64 + d.emitted as i64 - d.outflow as i64;
+    let line = format!("{active} / {slots} fluid ({} in, {} out)", d.emitted, d.outflow);
+    let warning = (d.starved > 0).then(|| {
+        format!(
+            "capacity ran out: {} particles were not emitted, all {slots} fluid slots being full; raise fluid_capacity in the scene (or open a face for the water to leave)",
+            d.starved
+        )
+    });
+    (line, warning)
 }
 
 /// The plain-words warning for a diagnostics sample, if it calls for one.
@@ -183,6 +201,14 @@ fn performance(ui: &mut egui::Ui, r: &Readout, view: View) {
         ui.label("particles");
         ui.monospace(format!("{} fluid + {} boundary", r.n_fluid, r.n_boundary));
         ui.end_row();
+        if let Some(slots) = r.flow {
+            ui.label("fluid now (active / capacity)");
+            match r.latest {
+                Some(s) => ui.monospace(flow_readout(r.n_fluid, slots, s).0),
+                None => ui.weak(format!("… / {slots} (first readback after 60 frames)")),
+            };
+            ui.end_row();
+        }
         ui.label("frame · step");
         ui.monospace(format!("{} · {}", r.frame, r.steps));
         ui.end_row();
@@ -268,6 +294,9 @@ fn diagnostics(ui: &mut egui::Ui, r: &Readout, controls: &Controls) {
             });
             ui.small(format!("from frame {} (step {})", s.frame, s.step));
             if let Some(w) = overflow_warning(s) {
+                ui.colored_label(egui::Color32::from_rgb(255, 190, 80), format!("Warning: {w}"));
+            }
+            if let Some(w) = r.flow.and_then(|slots| flow_readout(r.n_fluid, slots, s).1) {
                 ui.colored_label(egui::Color32::from_rgb(255, 190, 80), format!("Warning: {w}"));
             }
             if let Some(f) = &s.finding {
@@ -526,6 +555,7 @@ mod tests {
             steps: 4,
             n_fluid: 100,
             n_boundary: 50,
+            flow: Some(400),
             params: &params,
             grid: &grid,
             timestamps: false,
@@ -563,6 +593,28 @@ mod tests {
             shader_checks: false,
         };
         Controls { options, substeps, paused: false }
+    }
+
+    /// The flow line counts what came in and went out; the warning names the room that ran out
+    /// and what to change.
+    #[test]
+    fn flow_readout_counts_and_warns_in_words() {
+        let mut s = DiagSample {
+            frame: 60,
+            step: 600,
+            diag: crate::sim::params::Diagnostics { emitted: 280, outflow: 30, ..Default::default() },
+            capacity: 8,
+            grid_diagnostics: true,
+            at: std::time::Duration::ZERO,
+            wall_clamps_total: 0,
+            non_finite_total: 0,
+            delta: Default::default(),
+            finding: None,
+        };
+        assert_eq!(flow_readout(100, 400, &s), ("350 / 400 fluid (280 in, 30 out)".to_string(), None));
+        s.diag.starved = 56;
+        let w = flow_readout(100, 400, &s).1.expect("a warning once particles were not emitted");
+        assert!(w.contains("56 particles were not emitted") && w.contains("400 fluid slots") && w.contains("fluid_capacity"), "{w}");
     }
 
     /// V switches between the sphere and the surface view.
