@@ -245,6 +245,8 @@ fn a_bad_scene_is_one_message_and_exit_code_2() {
         ("unknown_field.ron", "unknown field `spacnig`"),
         ("missing_mesh.ron", "solids[0].path = \"meshes/no_such_mesh.obj\": cannot read the mesh"),
         ("fluid_in_solid.ron", "fluid[0] = 2000 fluid particles inside solids[0]"),
+        ("emitter_into_solid.ron", "emitters[0] = an emitter whose particles reach solids[0]"),
+        ("emitter_outside_domain.ron", "emitters[0].center = [0.5, 0.5, 0.9] is out of range"),
     ] {
         let path = root().join("tests/bad_scenes").join(file);
         // no display needed: the scene is checked before any window opens

@@ -6,7 +6,7 @@ mod common;
 
 use common::{Rng, build, gpu, scene, sim, small_drop};
 use glam::Vec3;
-use rillet::reference::{all_pairs_neighbours, build_grid, grid_diagnostics};
+use rillet::reference::{all_pairs_neighbours, build_grid, build_grid_with_free, grid_diagnostics};
 use rillet::sim::InitialState;
 use rillet::sim::layout::CellOrder;
 use rillet::sim::{GridSnapshot, Sim, SimOptions};
@@ -38,15 +38,22 @@ fn cloud_state(cloud: &[Vec3]) -> InitialState {
 
 /// Checks a GPU grid build against the CPU's, exactly.
 fn check_grid(sim: &Sim, positions: &[Vec3], what: &str) {
+    check_grid_with_free(sim, positions, &vec![false; positions.len()], what)
+}
+
+/// [`check_grid`] where `free[i]` marks the slots that hold no particle (w = 0): they must be in
+/// the cell after the last.
+fn check_grid_with_free(sim: &Sim, positions: &[Vec3], free: &[bool], what: &str) {
     let g: GridSnapshot = sim.read_grid();
-    let cpu = build_grid(sim.grid(), positions);
+    let cpu = build_grid_with_free(sim.grid(), positions, |i| free[i]);
     assert_eq!(g.cell_of, cpu.cell_of, "{what}: cell_of");
     assert_eq!(g.counts, cpu.counts, "{what}: counts");
     assert_eq!(g.cell_start, cpu.cell_start, "{what}: cell_start");
     // every cell's slot range holds exactly its particles; ranks are 0..count within a cell
     let n = positions.len();
     let mut seen = vec![false; n];
-    for cell in 0..sim.grid().num_cells {
+    // every cell, and the cell of free slots after the last
+    for cell in 0..=sim.grid().num_cells {
         let range = cpu.cell_slots(cell);
         let mut gpu_members: Vec<u32> = g.sorted[range.start as usize..range.end as usize].to_vec();
         let mut ranks: Vec<u32> = gpu_members.iter().map(|&i| g.rank[i as usize]).collect();
@@ -63,7 +70,8 @@ fn check_grid(sim: &Sim, positions: &[Vec3], what: &str) {
     }
     assert!(seen.iter().all(|&s| s), "{what}: a particle is missing from sorted");
     let d = sim.read_diagnostics();
-    let (max, over) = grid_diagnostics(&cpu.counts, sim.params().capacity);
+    // over the cells of the grid: the cell of free slots is no cell of space
+    let (max, over) = grid_diagnostics(&cpu.counts[..sim.grid().num_cells as usize], sim.params().capacity);
     assert_eq!((d.max_per_cell, d.overflows), (max, over), "{what}: diagnostics");
 }
 
@@ -106,6 +114,34 @@ fn deterministic_cells_are_in_id_order() {
                 g.sorted[g.cell_start[c] as usize..g.cell_start[c + 1] as usize].iter().map(|&slot| ids[slot as usize]).collect();
             assert!(cell.windows(2).all(|w| w[0] < w[1]), "{order:?}: cell {c} ids {cell:?}");
         }
+    }
+}
+
+/// Free slots (w = 0) go to the cell after the last, listed after every particle; a reorder then
+/// moves them to the end of the buffers, and the grid diagnostics do not count them.
+#[test]
+fn free_slots_go_to_the_cell_after_the_last() {
+    let mut rng = Rng(0xF8EE);
+    let cloud: Vec<Vec3> = (0..20_000).map(|_| Vec3::new(rng.f32(), rng.f32(), rng.f32())).collect();
+    let free: Vec<bool> = (0..cloud.len()).map(|_| rng.f32() < 0.3).collect();
+    let n_free = free.iter().filter(|f| **f).count();
+    for order in [CellOrder::Morton, CellOrder::Linear] {
+        let mut state = cloud_state(&cloud);
+        for (p, f) in state.pos_mass.iter_mut().zip(&free) {
+            if *f {
+                p[3] = 0.0;
+            }
+        }
+        let mut s = sim(&state, options(0.5, order));
+        s.build_grid(true);
+        check_grid_with_free(&s, &cloud, &free, &format!("free slots, {order:?}"));
+        let g = s.read_grid();
+        let nc = s.grid().num_cells as usize;
+        assert_eq!((g.counts[nc] as usize, g.cell_start[nc + 1] as usize), (n_free, cloud.len()));
+        // after the reorder: particles first, free slots last
+        let p = s.read_particles();
+        let first_free = cloud.len() - n_free;
+        assert!(p.pos_mass[..first_free].iter().all(|x| x[3] > 0.0) && p.pos_mass[first_free..].iter().all(|x| x[3] == 0.0), "{order:?}");
     }
 }
 

@@ -164,17 +164,53 @@ fn thin_solid() {
 }
 
 #[test]
+fn emitter_outside_domain() {
+    assert_invalid("emitter_outside_domain.ron", "emitters[0].center", "an emitter inside the domain");
+}
+
+#[test]
+fn emitter_into_solid() {
+    assert_invalid("emitter_into_solid.ron", "emitters[0]", "clear of every solid");
+}
+
+#[test]
+fn emitter_without_end() {
+    assert_invalid("emitter_without_end.ron", "emitters[0].end", "an end time, or a `fluid_capacity`");
+}
+
+#[test]
+fn emitter_too_fast() {
+    assert_invalid("emitter_too_fast.ron", "emitters[0].speed", "below half the speed of sound");
+}
+
+#[test]
+fn capacity_below_fluid() {
+    assert_invalid("capacity_below_fluid.ron", "fluid_capacity", "at least the 1000 particles");
+}
+
+#[test]
+fn open_face_twice() {
+    assert_invalid("open_face_twice.ron", "walls.open[2]", "each face once");
+}
+
+#[test]
 fn every_bad_scene_is_tested() {
     let names: Vec<String> =
         ron_files(&root().join("tests/bad_scenes")).iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
     let tested = [
         "block_outside_domain.ron",
+        "capacity_below_fluid.ron",
         "dt_too_large.ron",
+        "emitter_into_solid.ron",
+        "emitter_outside_domain.ron",
+        "emitter_too_fast.ron",
+        "emitter_without_end.ron",
         "fluid_in_solid.ron",
         "fluid_mesh_overlap.ron",
         "inward_mesh.ron",
         "missing_mesh.ron",
         "negative_spacing.ron",
+        "open_face_twice.ron",
         "open_fluid_mesh.ron",
         "overlapping_blocks.ron",
         "solid_outside_domain.ron",

@@ -72,7 +72,8 @@ impl Scene {
         let to_step = |t: f32| ((t as f64 / dt).round()).clamp(0.0, (u32::MAX - 1) as f64) as u32;
         let start = to_step(e.start);
         let end = e.end.map_or(u32::MAX, to_step);
-        let period = (self.physics.spacing as f64 / (e.speed as f64 * dt) * PHASE_ONE as f64).round();
+        // rounded up: a layer is never due before its time (at most 1/65536 step late each)
+        let period = (self.physics.spacing as f64 / (e.speed as f64 * dt) * PHASE_ONE as f64).ceil();
         (start, end, period.clamp(PHASE_ONE as f64, u32::MAX as f64) as u32)
     }
 
@@ -166,8 +167,9 @@ impl Scene {
                     field("speed"),
                     e.speed.to_string(),
                     format!(
-                        "(0, {fastest:.4}] m/s: below half the speed of sound ({:.4} m/s) and at most half a spacing per step (spacing {s} m / dt {} s / 2)",
+                        "(0, {fastest:.4}] m/s: below half the speed of sound ({:.4} m/s) and at most half a spacing per step (spacing {} m / dt {} s / 2)",
                         0.5 * c,
+                        p.spacing,
                         p.dt
                     ),
                 ));
