@@ -67,10 +67,16 @@ pub fn resolve_pressure(scene: &Scene) -> (f32, f32) {
         Pressure::SpeedOfSound(c) => c as f64,
         Pressure::Stiffness(b) => (gamma * b as f64 / rho0).sqrt(),
         Pressure::Auto => {
-            let top = (0..scene.fluid.len()).map(|i| scene.fluid_shape(i).bounds().1.y as f32).fold(f32::MIN, f32::max);
+            // ten times the fastest the water gets: falling from its highest point (a fluid
+            // entry's top or an emitter), or sent off by an emitter
+            let top = (0..scene.fluid.len())
+                .map(|i| scene.fluid_shape(i).bounds().1.y as f32)
+                .chain(scene.emitters.iter().map(|e| e.center[1]))
+                .fold(f32::MIN, f32::max);
             let height = ((top - scene.domain.min[1]) as f64).max(p.spacing as f64);
             let g = Vec3::from(p.gravity).length().max(1e-3) as f64;
-            10.0 * (2.0 * g * height).sqrt()
+            let thrown = scene.emitters.iter().map(|e| e.speed as f64).fold(0.0, f64::max);
+            10.0 * (2.0 * g * height).sqrt().max(thrown)
         }
     };
     let b = match p.pressure {

@@ -117,8 +117,8 @@ impl Scene {
         }
 
         // fluid entries: a box or a mesh
-        if self.fluid.is_empty() {
-            return Err(v.invalid("fluid", "[]", "at least one block"));
+        if self.fluid.is_empty() && self.emitters.is_empty() {
+            return Err(v.invalid("fluid", "[]", "at least one block (or an emitter)"));
         }
         let mut blocks = Vec::new();
         let mut block_index = Vec::new();
