@@ -46,13 +46,14 @@ pub struct Frame {
 
 impl Frame {
     /// The frame of a readback (any slot order): fluid particles, and the boundary ones with
-    /// `boundary`, by id. `rest_density` and `stiffness` give the pressure.
+    /// `boundary`, by id (free slots left out). `rest_density` and `stiffness` give the pressure.
     pub fn new(p: &Particles, step: u64, time: f64, rest_density: f32, stiffness: f32, boundary: bool) -> Self {
         let by_id = p.by_id();
         let mut f = Frame { step, time, position: vec![], velocity: vec![], density: vec![], pressure: vec![], id: vec![], kind: vec![] };
         for (id, (x, v)) in by_id.pos_mass.iter().zip(&by_id.vel_rho).enumerate() {
             let wall = x[3] < 0.0;
-            if wall && !boundary {
+            // a free slot (w = 0) holds no particle
+            if (wall && !boundary) || x[3] == 0.0 {
                 continue;
             }
             f.position.push([x[0], x[1], x[2]]);
@@ -311,15 +312,16 @@ mod tests {
 
     fn particles() -> Particles {
         // slot order differs from id order, as after a reorder; the last is a wall particle
+        // ids 0 and 1 fluid, 2 boundary, 3 a free slot
         Particles {
-            pos_mass: vec![[1.0, 2.0, 3.0, 0.5], [0.0, 0.1, 0.2, 0.5], [9.0, 9.0, 9.0, -0.4]],
-            vel_rho: vec![[1.0, 0.0, 0.0, 1010.0], [0.0, -1.0, 0.0, 990.0], [0.0, 0.0, 0.0, 1000.0]],
-            id: vec![1, 0, 2],
+            pos_mass: vec![[1.0, 2.0, 3.0, 0.5], [0.0, 0.1, 0.2, 0.5], [9.0, 9.0, 9.0, -0.4], [5.0, 5.0, 5.0, 0.0]],
+            vel_rho: vec![[1.0, 0.0, 0.0, 1010.0], [0.0, -1.0, 0.0, 990.0], [0.0, 0.0, 0.0, 1000.0], [0.0; 4]],
+            id: vec![1, 0, 2, 3],
         }
     }
 
     #[test]
-    fn frames_are_in_id_order_with_boundary_on_request() {
+    fn frames_are_in_id_order_with_boundary_on_request_and_no_free_slot() {
         let f = Frame::new(&particles(), 10, 0.004, 1000.0, 50_000.0, false);
         assert_eq!(f.id, [0, 1]);
         assert_eq!(f.position, [[0.0, 0.1, 0.2], [1.0, 2.0, 3.0]]);

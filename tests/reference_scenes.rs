@@ -16,6 +16,8 @@ fn scene(domain: [[f32; 3]; 2], fluid: [[f32; 3]; 2], spacing: f32, pressure: Pr
         grid: GridSettings::default(),
         walls: Walls::default(),
         solids: Vec::new(),
+        emitters: Vec::new(),
+        fluid_capacity: None,
         probes: Default::default(),
         meshes: Default::default(),
     };

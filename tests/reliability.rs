@@ -293,7 +293,8 @@ fn a_deterministic_resumed_run_ends_bit_for_bit_where_an_uninterrupted_one_does(
 
 /// The checkpoint's layout as `src/checkpoint.rs` documents it, read here field by field (not
 /// with the program's reader): magic, version, header size, scene hash, step, time, counts,
-/// guard totals, payload size and its FNV-1a checksum, then positions and velocities by id.
+/// guard totals, flow totals, payload size and its FNV-1a checksum, then positions and
+/// velocities by id.
 #[test]
 fn the_checkpoint_file_is_what_its_documentation_says() {
     let dir = folder("checkpoint-layout");
@@ -306,20 +307,22 @@ fn the_checkpoint_file_is_what_its_documentation_says() {
     let u32_at = |o: usize| u32::from_le_bytes(b[o..o + 4].try_into().unwrap());
     let u64_at = |o: usize| u64::from_le_bytes(b[o..o + 8].try_into().unwrap());
     assert_eq!(&b[..8], b"RILLETCK");
-    assert_eq!(u32_at(8), 1, "format version");
+    assert_eq!(u32_at(8), 2, "format version");
     let header = u32_at(12) as usize;
-    assert_eq!(header, 80);
+    assert_eq!(header, 104);
     assert_eq!(u64_at(24), 30, "step");
     assert_eq!(f64::from_le_bytes(b[32..40].try_into().unwrap()), 30.0 * (4e-4f32 as f64), "time: step × dt");
     let (n, fluid) = (u32_at(40) as usize, u32_at(44));
     assert_eq!((n, fluid), (664 + 5824, 664));
-    assert_eq!(u64_at(64) as usize, n * 32, "payload bytes");
+    // wall clamps, non-finite, then outflow, emitted, starved (none in this scene)
+    assert_eq!((u64_at(64), u64_at(72), u64_at(80)), (0, 0, 0), "flow totals");
+    assert_eq!(u64_at(88) as usize, n * 32, "payload bytes");
     assert_eq!(b.len(), header + n * 32);
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for &x in &b[header..] {
         h = (h ^ x as u64).wrapping_mul(0x0100_0000_01b3);
     }
-    assert_eq!(u64_at(72), h, "FNV-1a of the payload");
+    assert_eq!(u64_at(96), h, "FNV-1a of the payload");
     // fluid first by id: positive masses, then the walls' negative ones
     let mass = |i: usize| f32::from_le_bytes(b[header + 16 * i + 12..header + 16 * i + 16].try_into().unwrap());
     assert!((0..664).all(|i| mass(i) > 0.0) && (664..n).all(|i| mass(i) < 0.0));

@@ -170,7 +170,7 @@ fn emitter_outside_domain() {
 
 #[test]
 fn emitter_into_solid() {
-    assert_invalid("emitter_into_solid.ron", "emitters[0]", "clear of every solid");
+    assert_invalid("emitter_into_solid.ron", "emitters[0]", "an emitter whose first two support radii (0.0800 m) along its direction are clear of every solid");
 }
 
 #[test]
@@ -180,7 +180,7 @@ fn emitter_without_end() {
 
 #[test]
 fn emitter_too_fast() {
-    assert_invalid("emitter_too_fast.ron", "emitters[0].speed", "below half the speed of sound");
+    assert_invalid("emitter_too_fast.ron", "emitters[0].speed", "(0, 100.0000] m/s: below half the speed of sound");
 }
 
 #[test]
@@ -251,6 +251,7 @@ fn the_readme_scene_parses() {
     let scene = Scene::parse(&readme[start..end], "README.md").unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(scene.solids.len(), 1);
     assert_eq!(scene.probes.point_gauges.len(), 1);
+    assert_eq!((scene.emitters.len(), scene.fluid_capacity, scene.walls.open.len()), (1, Some(60000), 1));
 }
 
 /// An initial velocity at half the speed of sound or above is refused, naming the entry.

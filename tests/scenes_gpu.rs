@@ -58,10 +58,15 @@ fn every_scene_runs_a_few_steps() {
         let hi = state.grid_hi;
         assert!(p.pos_mass.iter().all(|x| (0..3).all(|a| x[a] >= lo[a] && x[a] <= hi[a])), "{name}: a particle left the grid box");
         // with gravity, the fluid has started to move (a scene without gravity may start at rest)
-        if scene.physics.gravity != [0.0; 3] {
+        if scene.physics.gravity != [0.0; 3] && state.n_fluid > 0 {
             let by_id = p.by_id();
             let moved = (0..state.n_fluid as usize).filter(|&i| (0..3).any(|a| by_id.pos_mass[i][a] != state.pos_mass[i][a])).count();
             assert!(moved > 0, "{name}: no fluid particle moved");
+        }
+        // a scene with emitters has made water
+        if !scene.emitters.is_empty() {
+            assert!(d.emitted > 0, "{name}: the emitters made nothing");
+            assert_eq!(p.pos_mass.iter().filter(|x| x[3] > 0.0).count() as u64, state.n_fluid as u64 + d.emitted as u64 - d.outflow as u64, "{name}");
         }
     }
 }

@@ -77,7 +77,7 @@ fn a_wrong_binding_name_fails_at_creation() {
     let gpu = common::gpu();
     let d = &gpu.device;
     let kernel = shader::Kernel::new(d, &shader::INTEGRATE, KernelConfig { wg_size: 64, checks: false }, &[&[]]).unwrap();
-    assert_eq!(kernel.binding_names().collect::<Vec<_>>(), ["params", "pos_mass", "vel_rho", "acc_in", "diag"]);
+    assert_eq!(kernel.binding_names().collect::<Vec<_>>(), ["params", "pos_mass", "vel_rho", "acc_in", "diag", "emitters", "emit_state"]);
     let buf = |size| shader::storage(d, "test", size);
     let (p, a, b, c, diag) = (
         d.create_buffer(&wgpu::BufferDescriptor {
@@ -89,9 +89,18 @@ fn a_wrong_binding_name_fails_at_creation() {
         buf(64),
         buf(64),
         buf(64),
-        buf(16),
+        buf(32),
     );
-    let good = [("params", &p), ("pos_mass", &a), ("vel_rho", &b), ("acc_in", &c), ("diag", &diag)];
+    let (emitters, emit_state) = (buf(112), buf(272));
+    let good = [
+        ("params", &p),
+        ("pos_mass", &a),
+        ("vel_rho", &b),
+        ("acc_in", &c),
+        ("diag", &diag),
+        ("emitters", &emitters),
+        ("emit_state", &emit_state),
+    ];
     kernel.bind(d, &good).expect("the right names bind");
     let mut wrong = good;
     wrong[3].0 = "acc_out"; // force.wgsl's name for the same buffer
@@ -129,6 +138,24 @@ fn sim_params_layout_matches_wgsl() {
         kernel_norm, search_range, capacity, open_faces, _pad1, _pad2);
     assert_eq!(members, rust, "member names and offsets");
     assert_eq!(size as usize, size_of::<SimParams>(), "struct size");
+}
+
+/// The emitters' records and state, as emit_common.wgsl declares them (padding aside).
+#[test]
+fn emitter_layouts_match_wgsl() {
+    use rillet::sim::emit::{EmitState, EmitterGpu};
+    let module = parse(&shader::EMIT);
+    let named = |v: Vec<(String, u32)>| v.into_iter().filter(|(n, _)| !n.starts_with("_pad")).collect::<Vec<_>>();
+    let (members, size) = wgsl_struct(&module, "Emitter");
+    let rust = rust_offsets!(EmitterGpu;
+        velocity, mass, direction, step_length, center, zone, axis_u, half_u, axis_v, half_v,
+        first_point, n_points, start_step, end_step, period);
+    assert_eq!(named(members), rust, "Emitter: member names and offsets");
+    assert_eq!(size as usize, size_of::<EmitterGpu>(), "Emitter: size");
+    let (members, size) = wgsl_struct(&module, "EmitState");
+    let rust = rust_offsets!(EmitState; step, n_emitters, phase, offset, count, late);
+    assert_eq!(named(members), rust, "EmitState: member names and offsets");
+    assert_eq!(size as usize, size_of::<EmitState>(), "EmitState: size");
 }
 
 #[test]
