@@ -137,6 +137,15 @@ pub fn auto_every(steps: u64) -> u64 {
     steps.div_ceil(500).max(1)
 }
 
+/// Fluid in and out of a run (run.json).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FlowTotals {
+    pub fluid_particles: u64,
+    pub outflow: u64,
+    pub emitted: u64,
+    pub starved: u64,
+}
+
 /// What ran: written as run.json.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RunMeta {
@@ -156,6 +165,9 @@ pub struct RunMeta {
     /// Room for fluid particles: the fluid at the start and the free slots the emitters fill.
     #[serde(default)]
     pub fluid_slots: u32,
+    /// At the last probe: fluid particles, and the outflow, emitted and starved totals.
+    #[serde(default)]
+    pub flow: Option<FlowTotals>,
     pub spacing: f32,
     pub h: f32,
     pub dt: f32,
@@ -589,6 +601,7 @@ pub fn run_scene(
         fluid_particles: state.n_fluid,
         boundary_particles: state.n_boundary(),
         fluid_slots: state.n_particles() - state.n_boundary(),
+        flow: None,
         spacing: scene.physics.spacing,
         h: params.h,
         dt: params.dt,
@@ -758,6 +771,7 @@ pub fn run_scene(
         steps_done: step,
         warnings,
         export,
+        flow: rows.last().map(|r| FlowTotals { fluid_particles: r.fluid_particles, outflow: r.outflow, emitted: r.emitted, starved: r.starved }),
         ..meta_at_start
     };
     let result = RunResult { meta, rows, profile: profile.bins(), stopped };
