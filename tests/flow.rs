@@ -164,6 +164,10 @@ fn steps_with_a_mesh_solid_an_emitter_and_an_open_face_match_the_cpu_twin() {
         new += (ci >= n_start) as usize;
         compare(gi, ci);
     }
-    eprintln!("{} fluid ({new} in slots free at the start), {} out, {steps} steps: |dx| {dx:.2e} m, |dv| {dv:.2e} m/s", fluid_gpu.len(), cpu.outflow);
+    eprintln!(
+        "{} fluid ({new} in slots free at the start), {} out, {steps} steps: |dx| {dx:.2e} m, |dv| {dv:.2e} m/s",
+        fluid_gpu.len(),
+        cpu.outflow
+    );
     assert!(dx < 2e-5 && dv < 2e-3, "dx {dx:.2e}, dv {dv:.2e}");
 }

@@ -11,7 +11,7 @@
 //!
 //! Everything here is plain, single-threaded and allocation-light, and deliberately shares no code
 //! with the GPU path beyond [`SimParams`](crate::sim::params::SimParams), `GridLayout` and the
-//! initial state ([`InitialState`](crate::sim::InitialState)).
+//! initial state ([`InitialState`](crate::sim::InitialState), emitters' records included).
 
 pub mod grid;
 pub mod kernel;

@@ -213,7 +213,7 @@ impl RefSim {
             // fluid in the inlet zone of an emitter that is emitting moves at its velocity
             let at = [self.pos_mass[i][0], self.pos_mass[i][1], self.pos_mass[i][2]];
             for em in &self.emitters.emitters {
-                if em.active(self.steps) && em.in_inlet(at) {
+                if em.active(self.steps) && in_inlet(em, at) {
                     v = em.velocity.map(f64::from);
                 }
             }
@@ -371,5 +371,23 @@ impl RefSim {
             .filter(|&i| self.is_fluid(i))
             .map(|i| self.vel_rho[i][3] / rho0 - 1.0)
             .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), e| (lo.min(e), hi.max(e)))
+    }
+}
+
+/// Whether `x` lies in the inlet zone of `em` (docs/PHYSICS.md step 5): from its plane to
+/// `zone` along its direction, inside its outline (a disc has `half_v < 0`, its radius in
+/// `half_u`).
+fn in_inlet(em: &crate::sim::emit::EmitterGpu, x: [f64; 3]) -> bool {
+    let q = [0, 1, 2].map(|a| x[a] - em.center[a] as f64);
+    let dot = |v: [f32; 3]| q[0] * v[0] as f64 + q[1] * v[1] as f64 + q[2] * v[2] as f64;
+    let a = dot(em.direction);
+    if a < 0.0 || a >= em.zone as f64 {
+        return false;
+    }
+    let (u, v) = (dot(em.axis_u), dot(em.axis_v));
+    if em.half_v < 0.0 {
+        u * u + v * v <= em.half_u as f64 * em.half_u as f64
+    } else {
+        u.abs() <= em.half_u as f64 && v.abs() <= em.half_v as f64
     }
 }

@@ -22,13 +22,23 @@ pub fn emitter_axes(direction: [f32; 3]) -> (DVec3, DVec3, DVec3) {
     (d, u, v)
 }
 
+/// Points across a rectangle of `size` at spacing `s`, along its width and its height: as many
+/// as fit, at least one.
+fn rectangle_points(size: [f32; 2], s: f64) -> [i64; 2] {
+    size.map(|l| ((l as f64 / s).round() as i64).max(1))
+}
+
 impl Scene {
     /// The bits of `SimParams::open_faces` for the scene's open faces.
     pub fn open_face_bits(&self) -> u32 {
-        self.walls.open.iter().map(|f| {
-            let (axis, max) = f.axis_side();
-            open_face_bit(axis, max)
-        }).fold(0, |a, b| a | b)
+        self.walls
+            .open
+            .iter()
+            .map(|f| {
+                let (axis, max) = f.axis_side();
+                open_face_bit(axis, max)
+            })
+            .fold(0, |a, b| a | b)
     }
 
     /// The points of emitter `i`'s layer: a lattice of the spacing on its rectangle (centred in
@@ -41,7 +51,7 @@ impl Scene {
         let mut out = Vec::new();
         match e.shape {
             EmitterShape::Rectangle { size } => {
-                let n = size.map(|l| ((l as f64 / s).round() as i64).max(1));
+                let n = rectangle_points(size, s);
                 for j in 0..n[1] {
                     for k in 0..n[0] {
                         let a = (k as f64 + 0.5 - n[0] as f64 / 2.0) * s;
@@ -91,8 +101,8 @@ impl Scene {
             // the outline the points cover: half a spacing beyond the outer ones
             let (half_u, half_v) = match e.shape {
                 EmitterShape::Rectangle { size } => {
-                    let n = size.map(|l| ((l / s).round()).max(1.0));
-                    (0.5 * n[0] * s, 0.5 * n[1] * s)
+                    let n = rectangle_points(size, s as f64);
+                    (0.5 * n[0] as f32 * s, 0.5 * n[1] as f32 * s)
                 }
                 EmitterShape::Disc { radius } => (radius + 0.5 * s, -1.0),
             };
@@ -137,7 +147,11 @@ impl Scene {
             seen.push(*f);
         }
         if self.emitters.len() > MAX_EMITTERS {
-            return Err(invalid("emitters".into(), format!("{} emitters", self.emitters.len()), format!("at most {MAX_EMITTERS} emitters")));
+            return Err(invalid(
+                "emitters".into(),
+                format!("{} emitters", self.emitters.len()),
+                format!("at most {MAX_EMITTERS} emitters"),
+            ));
         }
         let p = &self.physics;
         let s = p.spacing as f64;
@@ -188,14 +202,22 @@ impl Scene {
                     for (a, l) in size.iter().enumerate() {
                         finite(&format!("shape.size[{a}]"), *l)?;
                         if !((*l as f64) >= s && *l <= 10000.0) {
-                            return Err(invalid(field(&format!("shape.size[{a}]")), l.to_string(), format!("[{s}, 10000] m (at least a spacing)")));
+                            return Err(invalid(
+                                field(&format!("shape.size[{a}]")),
+                                l.to_string(),
+                                format!("[{s}, 10000] m (at least a spacing)"),
+                            ));
                         }
                     }
                 }
                 EmitterShape::Disc { radius } => {
                     finite("shape.radius", radius)?;
                     if !((radius as f64) >= 0.5 * s && radius <= 5000.0) {
-                        return Err(invalid(field("shape.radius"), radius.to_string(), format!("[{}, 5000] m (at least half a spacing)", 0.5 * s)));
+                        return Err(invalid(
+                            field("shape.radius"),
+                            radius.to_string(),
+                            format!("[{}, 5000] m (at least half a spacing)", 0.5 * s),
+                        ));
                     }
                 }
             }
@@ -234,7 +256,8 @@ impl Scene {
                 return Err(invalid(
                     format!("emitters[{i}].end"),
                     "none".into(),
-                    "an end time, or a `fluid_capacity` for the scene (an emitter without an end creates fluid as long as the run goes)".into(),
+                    "an end time, or a `fluid_capacity` for the scene (an emitter without an end creates fluid as long as the run goes)"
+                        .into(),
                 ));
             }
         };

@@ -57,21 +57,6 @@ pub struct EmitterGpu {
 const _: () = assert!(std::mem::size_of::<EmitterGpu>() == 112);
 
 impl EmitterGpu {
-    /// Whether `x` lies in its inlet zone (`in_inlet` of emit_common.wgsl), in f64.
-    pub fn in_inlet(&self, x: [f64; 3]) -> bool {
-        let q = [0, 1, 2].map(|a| x[a] - self.center[a] as f64);
-        let dot = |v: [f32; 3]| q[0] * v[0] as f64 + q[1] * v[1] as f64 + q[2] * v[2] as f64;
-        let a = dot(self.direction);
-        if a < 0.0 || a >= self.zone as f64 {
-            return false;
-        }
-        let (u, v) = (dot(self.axis_u), dot(self.axis_v));
-        if self.half_v < 0.0 {
-            return u * u + v * v <= self.half_u as f64 * self.half_u as f64;
-        }
-        u.abs() <= self.half_u as f64 && v.abs() <= self.half_v as f64
-    }
-
     /// Whether it emits (and holds its inlet zone) on step `step`.
     pub fn active(&self, step: u64) -> bool {
         step >= self.start_step as u64 && step < self.end_step as u64
@@ -151,11 +136,6 @@ impl Emitters {
     pub fn particles_in(&self, steps: u64) -> u64 {
         self.emitters.iter().map(|e| e.layers_in(steps) * e.n_points as u64).sum()
     }
-
-    /// The emitter a point belongs to.
-    pub fn emitter_of(point: &[f32; 4]) -> usize {
-        point[3].to_bits() as usize
-    }
 }
 
 /// The emitters' records and state on the GPU (sph.integrate reads them for the inlet zones;
@@ -176,25 +156,28 @@ impl EmitBuffers {
     }
 }
 
-/// The passes and the points buffer, for a simulation with emitters.
-pub struct EmitPasses {
-    pub plan: Kernel,
-    /// Variants [`super::DIRECT`] and [`super::THROUGH_SORTED`].
-    pub write: Kernel,
-    pub points: wgpu::Buffer,
-    pub n_points: u32,
+/// emit.plan's pipeline.
+pub fn plan(device: &wgpu::Device, cfg: KernelConfig) -> Result<Kernel, KernelError> {
+    Kernel::new(device, &shader::EMIT_PLAN, cfg, &[&[]])
 }
 
-impl EmitPasses {
-    pub fn new(device: &wgpu::Device, cfg: KernelConfig, e: &Emitters) -> Result<Self, KernelError> {
-        let plan = Kernel::new(device, &shader::EMIT_PLAN, cfg, &[&[]])?;
-        let write = Kernel::new(device, &shader::EMIT, cfg, &[&[("USE_SORTED", 0.0)], &[("USE_SORTED", 1.0)]])?;
-        Ok(Self {
-            plan,
-            write,
-            points: shader::storage_init(device, "emit.points", bytemuck::cast_slice(&e.points), wgpu::BufferUsages::empty()),
-            n_points: e.points.len() as u32,
-        })
+/// emit.write's pipelines: variants [`super::DIRECT`] and [`super::THROUGH_SORTED`].
+pub fn write(device: &wgpu::Device, cfg: KernelConfig) -> Result<Kernel, KernelError> {
+    Kernel::new(device, &shader::EMIT, cfg, &[&[("USE_SORTED", 0.0)], &[("USE_SORTED", 1.0)]])
+}
+
+/// The emitters' points on the GPU, for a simulation with emitters.
+pub struct EmitPoints {
+    pub buffer: wgpu::Buffer,
+    pub n: u32,
+}
+
+impl EmitPoints {
+    pub fn new(device: &wgpu::Device, e: &Emitters) -> Self {
+        Self {
+            buffer: shader::storage_init(device, "emit.points", bytemuck::cast_slice(&e.points), wgpu::BufferUsages::empty()),
+            n: e.points.len() as u32,
+        }
     }
 }
 

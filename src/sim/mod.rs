@@ -128,6 +128,8 @@ struct Kernels {
     wall_pressure: Kernel,
     force: Kernel,
     integrate: Kernel,
+    emit_plan: Kernel,
+    emit_write: Kernel,
 }
 
 impl Kernels {
@@ -155,6 +157,8 @@ impl Kernels {
             wall_pressure: wall_pressure::new(device, cfg, rows)?,
             force: force::new(device, cfg, rows)?,
             integrate: integrate::new(device, cfg)?,
+            emit_plan: emit::plan(device, cfg)?,
+            emit_write: emit::write(device, cfg)?,
         })
     }
 }
@@ -188,8 +192,8 @@ struct Fixed {
     sorted: wgpu::Buffer,
     /// The emitters' records and state (a placeholder without emitters).
     emit_buffers: emit::EmitBuffers,
-    /// The emit passes, with emitters.
-    emit: Option<emit::EmitPasses>,
+    /// The emitters' points, with emitters (the emit passes run only then).
+    emit: Option<emit::EmitPoints>,
 }
 
 impl Binds {
@@ -260,8 +264,8 @@ impl Binds {
             })?,
             emit: match &f.emit {
                 None => None,
-                Some(e) => Some((
-                    e.plan.bind(
+                Some(points) => Some((
+                    k.emit_plan.bind(
                         d,
                         &[
                             ("params", p),
@@ -272,14 +276,14 @@ impl Binds {
                         ],
                     )?,
                     both(&|s| {
-                        e.write.bind(
+                        k.emit_write.bind(
                             d,
                             &[
                                 ("params", p),
                                 ("cell_start", &cells.cell_start),
                                 ("sorted", &f.sorted),
                                 ("emitters", &f.emit_buffers.emitters),
-                                ("points", &e.points),
+                                ("points", &points.buffer),
                                 ("state", &f.emit_buffers.state),
                                 ("pos_mass", &s.pos_mass),
                                 ("vel_rho", &s.vel_rho),
@@ -419,7 +423,7 @@ impl Sim {
         let cells = cells?;
         let mut fixed = fixed;
         if !state.emitters.is_empty() {
-            fixed.emit = Some(emit::EmitPasses::new(device, options.kernel_config(), &state.emitters)?);
+            fixed.emit = Some(emit::EmitPoints::new(device, &state.emitters));
         }
         let ids: Vec<u32> = (0..n).collect();
         for set in &fixed.sets {
@@ -597,9 +601,9 @@ impl Sim {
         k.force.record(&mut begin(encoder, prof, k.force.label, step), &b.force[c], n, variant, md);
         let inlets = if fixed.emit.is_some() { integrate::WITH_INLETS } else { 0 };
         k.integrate.record(&mut begin(encoder, prof, k.integrate.label, step), &b.integrate[c], n, inlets, md);
-        if let (Some(e), Some((plan, write))) = (&fixed.emit, &b.emit) {
-            e.plan.record(&mut begin(encoder, prof, e.plan.label, step), plan, 1, 0, md);
-            e.write.record(&mut begin(encoder, prof, e.write.label, step), &write[c], e.n_points, variant, md);
+        if let (Some(points), Some((plan, write))) = (&fixed.emit, &b.emit) {
+            k.emit_plan.record(&mut begin(encoder, prof, k.emit_plan.label, step), plan, 1, 0, md);
+            k.emit_write.record(&mut begin(encoder, prof, k.emit_write.label, step), &write[c], points.n, variant, md);
         }
         encoder.pop_debug_group();
 
