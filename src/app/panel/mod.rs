@@ -119,7 +119,7 @@ pub fn flow_readout(n_fluid: u32, slots: u32, s: &DiagSample) -> (String, Option
     let line = format!("{active} / {slots} fluid ({} in, {} out)", d.emitted, d.outflow);
     let warning = (d.starved > 0).then(|| {
         format!(
-            "capacity ran out: {} particles were not emitted, all {slots} fluid slots being full; raise fluid_capacity in the scene (or open a face for the water to leave)",
+            "capacity ran out: {} particles were not emitted, all {slots} fluid slots being full; raise fluid_capacity in the scene",
             d.starved
         )
     });
