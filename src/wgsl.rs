@@ -35,6 +35,7 @@ pub const FILES: &[(&str, &str)] = &[
     ("lines", include_str!("../shaders/lines.wgsl")),
     ("neighbour_probe", include_str!("../shaders/neighbour_probe.wgsl")),
     ("neighbours", include_str!("../shaders/neighbours.wgsl")),
+    ("rank_free", include_str!("../shaders/rank_free.wgsl")),
     ("render_common", include_str!("../shaders/render_common.wgsl")),
     ("reorder", include_str!("../shaders/reorder.wgsl")),
     ("scan", include_str!("../shaders/scan.wgsl")),

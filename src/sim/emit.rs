@@ -13,6 +13,7 @@
 //! and [`EmitterGpu::layers_in`] agree exactly. A layer due in a step is written at its end,
 //! moved on along the direction by the time since it was due.
 
+use super::scan::{ScanLevels, ScanPass};
 use super::shader::{self, Kernel, KernelConfig, KernelError};
 use bytemuck::{Pod, Zeroable};
 
@@ -139,20 +140,33 @@ impl Emitters {
 }
 
 /// The emitters' records and state on the GPU (sph.integrate reads them for the inlet zones;
-/// one unused record where there are no emitters, so its bindings always have a buffer).
+/// one unused record where there are no emitters, so its bindings always have a buffer), and
+/// what a deterministic step ranks the free slots by id with: a flag per id, its exclusive scan
+/// and the scan's levels (with emitters only; 16-byte placeholders otherwise).
 pub struct EmitBuffers {
     pub emitters: wgpu::Buffer,
     pub state: wgpu::Buffer,
+    pub free_flag: wgpu::Buffer,
+    pub free_prefix: wgpu::Buffer,
+    pub free_scan: Option<ScanLevels>,
 }
 
 impl EmitBuffers {
-    pub fn new(device: &wgpu::Device, e: &Emitters, step: u64) -> Self {
+    /// For `n` slots.
+    pub fn new(device: &wgpu::Device, scan: &ScanPass, e: &Emitters, step: u64, n: u32) -> Result<Self, KernelError> {
         let none = wgpu::BufferUsages::empty();
         let records = if e.is_empty() { vec![EmitterGpu::default()] } else { e.emitters.clone() };
-        Self {
+        let ids = if e.is_empty() { 0 } else { n as u64 };
+        let free_flag = shader::storage(device, "grid.free_flag", ids * 4);
+        let free_prefix = shader::storage(device, "grid.free_prefix", (ids + 1) * 4);
+        let free_scan = if e.is_empty() { None } else { Some(scan.levels(device, &free_flag, &free_prefix, n)?) };
+        Ok(Self {
             emitters: shader::storage_init(device, "emit.emitters", bytemuck::cast_slice(&records), none),
             state: shader::storage_init(device, "emit.state", bytemuck::bytes_of(&EmitState::at(&e.emitters, step)), none),
-        }
+            free_flag,
+            free_prefix,
+            free_scan,
+        })
     }
 }
 

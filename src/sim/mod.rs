@@ -123,6 +123,7 @@ struct Kernels {
     scan: scan::ScanPass,
     scatter: Kernel,
     sort_cells: Kernel,
+    rank_free: Kernel,
     reorder: Kernel,
     density: Kernel,
     wall_pressure: Kernel,
@@ -152,6 +153,7 @@ impl Kernels {
             scan: scan::ScanPass::new(device, o.shader_checks)?,
             scatter: scatter::new(device, cfg)?,
             sort_cells: sort_cells::new(device, cfg)?,
+            rank_free: sort_cells::rank_free(device, cfg)?,
             reorder: reorder::new(device, cfg)?,
             density: density::new(device, cfg, rows)?,
             wall_pressure: wall_pressure::new(device, cfg, rows)?,
@@ -169,6 +171,7 @@ struct Binds {
     scatter: wgpu::BindGroup,
     /// By the set the grid was built from (its ids).
     sort_cells: [wgpu::BindGroup; 2],
+    rank_free: [wgpu::BindGroup; 2],
     /// [A→B, B→A]
     reorder: [wgpu::BindGroup; 2],
     density: [wgpu::BindGroup; 2],
@@ -235,6 +238,19 @@ impl Binds {
                         ("params", p),
                         ("cell_start", &cells.cell_start),
                         ("sorted", &f.sorted),
+                        ("cell_of", &f.cell_of),
+                        ("rank", &f.rank),
+                        ("ids", &s.id),
+                        ("free_flag", &f.emit_buffers.free_flag),
+                    ],
+                )
+            })?,
+            rank_free: both(&|s| {
+                k.rank_free.bind(
+                    d,
+                    &[
+                        ("params", p),
+                        ("free_prefix", &f.emit_buffers.free_prefix),
                         ("cell_of", &f.cell_of),
                         ("rank", &f.rank),
                         ("ids", &s.id),
@@ -399,7 +415,7 @@ impl Sim {
         let kernels = Kernels::checked(device, &options)?;
         // every allocation inside one scope: memory the device does not have is an error here
         // (buffers are created unmapped and written after the scope, never mapped while invalid)
-        let (fixed, cells) = out_of_memory_scope(device, || {
+        let (fixed, cells) = out_of_memory_scope(device, || -> Result<_, KernelError> {
             let per_particle = |label| shader::storage(device, label, n as u64 * 4);
             let fixed = Fixed {
                 params: device.create_buffer(&wgpu::BufferDescriptor {
@@ -414,13 +430,12 @@ impl Sim {
                 cell_of: per_particle("grid.cell_of"),
                 rank: per_particle("grid.rank"),
                 sorted: per_particle("grid.sorted"),
-                emit_buffers: emit::EmitBuffers::new(device, &state.emitters, state.step),
+                emit_buffers: emit::EmitBuffers::new(device, &kernels.scan, &state.emitters, state.step, n)?,
                 emit: None,
             };
-            let cells = CellBuffers::new(device, &kernels.scan, layout);
-            (fixed, cells)
-        })?;
-        let cells = cells?;
+            let cells = CellBuffers::new(device, &kernels.scan, layout)?;
+            Ok((fixed, cells))
+        })??;
         let mut fixed = fixed;
         if !state.emitters.is_empty() {
             fixed.emit = Some(emit::EmitPoints::new(device, &state.emitters));
@@ -640,14 +655,21 @@ impl Sim {
         // grid.clear: counters and the per-build diagnostics words (max per cell, overflows)
         encoder.clear_buffer(&self.cells.counts, 0, None);
         encoder.clear_buffer(&self.fixed.diag, 0, Some(8));
-        let Self { kernels: k, binds: b, cells, profiler: prof, .. } = self;
+        let Self { kernels: k, binds: b, cells, profiler: prof, fixed, .. } = self;
         let c = self.cur;
         k.count.record(&mut begin(encoder, prof, k.count.label, step), &b.count[c], n, 0, md);
         k.scan.record(&mut begin(encoder, prof, shader::SCAN.label, step), &cells.scan, md);
         k.scatter.record(&mut begin(encoder, prof, k.scatter.label, step), &b.scatter, n, 0, md);
         if self.options.deterministic {
-            // ranks by id, then the scatter again with them
-            k.sort_cells.record(&mut begin(encoder, prof, k.sort_cells.label, step), &b.sort_cells[c], n, 0, md);
+            // ranks by id (the free slots too, where emitters fill them), then the scatter again
+            // with them
+            let free_scan = fixed.emit_buffers.free_scan.as_ref();
+            let variant = if free_scan.is_some() { sort_cells::WITH_FREE_RANKS } else { 0 };
+            k.sort_cells.record(&mut begin(encoder, prof, k.sort_cells.label, step), &b.sort_cells[c], n, variant, md);
+            if let Some(levels) = free_scan {
+                k.scan.record(&mut begin(encoder, prof, shader::SCAN.label, step), levels, md);
+                k.rank_free.record(&mut begin(encoder, prof, k.rank_free.label, step), &b.rank_free[c], n, 0, md);
+            }
             k.scatter.record(&mut begin(encoder, prof, k.scatter.label, step), &b.scatter, n, 0, md);
         }
         if reorder {

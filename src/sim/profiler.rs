@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 
 /// Compute passes one step records at most: every pass of [`PASSES`] once, grid.scatter twice
-/// when the step is deterministic.
-pub const MAX_PASSES_PER_STEP: u32 = PASSES.len() as u32 + 1;
+/// when the step is deterministic, and grid.scan twice when it also has emitters.
+pub const MAX_PASSES_PER_STEP: u32 = PASSES.len() as u32 + 2;
 
 /// Pass labels in step order ([`super::shader::STEP`]); the profile reports them in this order.
 pub const PASSES: [&str; super::shader::STEP.len()] = {

@@ -26,6 +26,7 @@ pub const COUNT: ShaderSource = ShaderSource { label: "grid.count", file: "count
 pub const SCAN: ShaderSource = ShaderSource { label: "grid.scan", file: "scan" };
 pub const SCATTER: ShaderSource = ShaderSource { label: "grid.scatter", file: "scatter" };
 pub const SORT_CELLS: ShaderSource = ShaderSource { label: "grid.sort_cells", file: "sort_cells" };
+pub const RANK_FREE: ShaderSource = ShaderSource { label: "grid.rank_free", file: "rank_free" };
 pub const REORDER: ShaderSource = ShaderSource { label: "reorder", file: "reorder" };
 pub const DENSITY: ShaderSource = ShaderSource { label: "sph.density", file: "density" };
 pub const WALL_PRESSURE: ShaderSource = ShaderSource { label: "sph.wall_pressure", file: "wall_pressure" };
@@ -39,15 +40,16 @@ pub const COPY: ShaderSource = ShaderSource { label: "baseline.copy", file: "cop
 
 /// The passes of a step, in the order a step records them: their labels name the timestamps,
 /// the panel's rows and the benchmark's columns.
-pub const STEP: [ShaderSource; 11] =
-    [COUNT, SCAN, SCATTER, SORT_CELLS, REORDER, DENSITY, WALL_PRESSURE, FORCE, INTEGRATE, EMIT_PLAN, EMIT];
+pub const STEP: [ShaderSource; 12] =
+    [COUNT, SCAN, SCATTER, SORT_CELLS, RANK_FREE, REORDER, DENSITY, WALL_PRESSURE, FORCE, INTEGRATE, EMIT_PLAN, EMIT];
 
 /// Every compute shader, for the validation test.
-pub const ALL: [ShaderSource; 14] = [
+pub const ALL: [ShaderSource; 15] = [
     COUNT,
     SCAN,
     SCATTER,
     SORT_CELLS,
+    RANK_FREE,
     REORDER,
     DENSITY,
     WALL_PRESSURE,

@@ -5,6 +5,15 @@
 
 use super::shader::{self, Kernel, KernelConfig, KernelError};
 
+/// Variant 0, and [`WITH_FREE_RANKS`]: it also flags the ids of the free slots for
+/// grid.rank_free (a simulation with emitters).
 pub fn new(device: &wgpu::Device, cfg: KernelConfig) -> Result<Kernel, KernelError> {
-    Kernel::new(device, &shader::SORT_CELLS, cfg, &[&[]])
+    Kernel::new(device, &shader::SORT_CELLS, cfg, &[&[("FREE_RANKS", 0.0)], &[("FREE_RANKS", 1.0)]])
+}
+
+pub const WITH_FREE_RANKS: usize = 1;
+
+/// grid.rank_free — ranks the free slots by id (`shaders/rank_free.wgsl`).
+pub fn rank_free(device: &wgpu::Device, cfg: KernelConfig) -> Result<Kernel, KernelError> {
+    Kernel::new(device, &shader::RANK_FREE, cfg, &[&[]])
 }
