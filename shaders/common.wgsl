@@ -26,6 +26,16 @@ struct SimParams {
     capacity: u32,
     // a bit per open face: min faces x, y, z are bits 0-2, max faces bits 3-5
     open_faces: u32,
+    // SOLVER_WCSPH or SOLVER_DFSPH (constants)
+    solver: u32,
+    // 1: sim.time_step chooses dt
+    adaptive: u32,
+    dt_min: f32,
+    dt_max: f32,
+    cfl: f32,
+    density_tolerance: f32,
+    divergence_tolerance: f32,
+    max_iterations: u32,
     _pad1: u32,
     _pad2: u32,
 }
@@ -99,3 +109,7 @@ fn tait_pressure(rho: f32, inv_rho0: f32) -> f32 {
     let x2 = x * x;
     return params.stiffness * (x2 * x2 * x2 * x - 1.0);
 }
+
+// Fixed-point scale of the error sums of sim.time_step and dfsph.source (2^20 per unit): a sum
+// over a workgroup (at most 256 shares of at most 1) fits 32 bits, the total is kept in 64.
+const ERROR_SCALE: f32 = 1048576.0;

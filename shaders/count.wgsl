@@ -14,7 +14,7 @@
 @group(0) @binding(6) var<storage, read_write> cell_of: array<u32>;
 @group(0) @binding(7) var<storage, read_write> rank: array<u32>;
 // src/sim/params.rs: Diagnostics (max_per_cell, overflows, ...)
-@group(0) @binding(8) var<storage, read_write> diag: array<atomic<u32>, 8>;
+@group(0) @binding(8) var<storage, read_write> diag: array<atomic<u32>, 16>;
 
 override DIAGNOSTICS: bool = true;
 

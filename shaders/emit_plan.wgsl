@@ -12,7 +12,7 @@
 @group(0) @binding(3) var<storage, read> emitters: array<Emitter>;
 @group(0) @binding(4) var<storage, read_write> state: EmitState;
 // src/sim/params.rs: Diagnostics
-@group(0) @binding(5) var<storage, read_write> diag: array<atomic<u32>, 8>;
+@group(0) @binding(5) var<storage, read_write> diag: array<atomic<u32>, 16>;
 
 @compute @workgroup_size(WG_SIZE)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,

@@ -10,6 +10,9 @@
 @group(0) @binding(5) var<storage, read> vel_rho: array<vec4<f32>>;
 @group(0) @binding(6) var<storage, read_write> acc_out: array<vec4<f32>>;
 
+// false for DFSPH: viscosity and gravity only (the pressure is solved for)
+override PRESSURE: bool = true;
+
 struct Acc {
     x: vec3<f32>,
     // p_i / rho_i^2
@@ -37,7 +40,10 @@ fn visit(acc: ptr<function, Acc>, j: u32) {
     let vj = vel_rho[j];
     let rho_j = vj.w;
     let fluid = pj.w > 0.0;
-    let p_j = tait_pressure(rho_j, (*acc).inv_rho0) / (rho_j * rho_j);
+    var p_j = 0.0;
+    if PRESSURE {
+        p_j = tait_pressure(rho_j, (*acc).inv_rho0) / (rho_j * rho_j);
+    }
     let alpha = select(params.wall_viscosity, params.viscosity, fluid);
     let vd = dot((*acc).v - vj.xyz, d);
     var pi_ij = 0.0;
@@ -62,7 +68,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
     let vi = vel_rho[i];
     let rho0 = params.rest_density;
-    let p_i = tait_pressure(vi.w, 1.0 / rho0);
+    var p_i = 0.0;
+    if PRESSURE {
+        p_i = tait_pressure(vi.w, 1.0 / rho0);
+    }
     let h = params.h;
     var acc = Acc(pi.xyz, p_i / (vi.w * vi.w), vi.xyz, vi.w, vec3<f32>(0.0), i, 1.0 / h,
                   1.0 / rho0, h * params.sound_speed * 2.0);

@@ -13,11 +13,14 @@
 @group(0) @binding(4) var<storage, read_write> pos_mass: array<vec4<f32>>;
 @group(0) @binding(5) var<storage, read_write> vel_rho: array<vec4<f32>>;
 @group(0) @binding(6) var<storage, read> acc_in: array<vec4<f32>>;
-@group(0) @binding(7) var<storage, read_write> diag: array<atomic<u32>, 8>;
+@group(0) @binding(7) var<storage, read_write> diag: array<atomic<u32>, 16>;
 @group(0) @binding(8) var<storage, read> emitters: array<Emitter>;
 @group(0) @binding(9) var<storage, read> emit_state: EmitState;
 
 override INLETS: bool = false;
+// false for DFSPH: the velocity is final already (dfsph.predict and the pressure solve); only
+// the positions move
+override KICK: bool = true;
 
 fn all_finite(v: vec3<f32>) -> bool {
     // |v| <= f32::MAX is false for NaN and for infinities
@@ -36,7 +39,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         return;
     }
     let vr = vel_rho[i];
-    var v = vr.xyz + params.dt * acc_in[i].xyz;
+    var v = vr.xyz;
+    if KICK {
+        v += params.dt * acc_in[i].xyz;
+    }
     if INLETS {
         let step = emit_state.step;
         for (var e = 0u; e < emit_state.n_emitters; e++) {

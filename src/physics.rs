@@ -5,6 +5,11 @@
 /// γ of the Tait equation of state, p = B ((ρ/ρ0)^γ − 1).
 pub const TAIT_GAMMA: i32 = 7;
 
+/// `SimParams::solver` of the weakly compressible step (Tait equation of state).
+pub const SOLVER_WCSPH: u32 = 0;
+/// `SimParams::solver` of the divergence-free step (Bender & Koschier 2017).
+pub const SOLVER_DFSPH: u32 = 1;
+
 /// Support radius h of the kernel in particle spacings.
 pub const SUPPORT_OVER_SPACING: f32 = 2.0;
 
@@ -36,3 +41,43 @@ pub fn cubic_w(r: f64, h: f64) -> f64 {
 pub fn tait_pressure(rho: f64, rho0: f64, stiffness: f64) -> f64 {
     stiffness * ((rho.max(rho0) / rho0).powi(TAIT_GAMMA) - 1.0)
 }
+
+/// Largest dt the viscous condition allows, dt ≤ 0.125·ℓ²/ν with the smoothing length ℓ = h/2
+/// and the kinematic viscosity of Monaghan's artificial viscosity ν = α·ℓ·c/10 (3D cubic
+/// spline): 0.625·h/(α·c). `None` without viscosity.
+pub fn viscous_dt_limit(h: f64, alpha: f64, sound_speed: f64) -> Option<f64> {
+    (alpha > 0.0 && sound_speed > 0.0).then(|| 0.625 * h / (alpha * sound_speed))
+}
+
+/// The fraction of the support radius (WCSPH: sound and flow, dt·(c + |v|)/h) or of the
+/// spacing (DFSPH: flow alone, dt·|v|/s) crossed in one step must stay below `cfl`; with the
+/// force condition dt ≤ 0.25·√(h/|a|) and `[dt_min, dt_max]` this is the adaptive dt
+/// (docs/PHYSICS.md, "Time step"). `max_speed` and `max_acc` are over the fluid. The GPU's
+/// sim.time_step computes the same in f32.
+pub fn adaptive_dt(a: AdaptiveDt, max_speed: f64, max_acc: f64) -> f64 {
+    let AdaptiveDt { solver, h, sound_speed, cfl, dt_min, dt_max } = a;
+    let mut dt = dt_max;
+    if solver == SOLVER_WCSPH {
+        dt = dt.min(cfl * h / (sound_speed + max_speed));
+    } else if max_speed > 0.0 {
+        dt = dt.min(cfl * 0.5 * h / max_speed);
+    }
+    if max_acc > 0.0 {
+        dt = dt.min(FORCE_CONDITION * (h / max_acc).sqrt());
+    }
+    dt.max(dt_min)
+}
+
+/// What [`adaptive_dt`] depends on besides the speeds and forces.
+#[derive(Clone, Copy, Debug)]
+pub struct AdaptiveDt {
+    pub solver: u32,
+    pub h: f64,
+    pub sound_speed: f64,
+    pub cfl: f64,
+    pub dt_min: f64,
+    pub dt_max: f64,
+}
+
+/// The factor of the force condition dt ≤ FORCE_CONDITION·√(h/|a|max) of an adaptive dt.
+pub const FORCE_CONDITION: f64 = 0.25;

@@ -27,6 +27,10 @@ pub const FILES: &[(&str, &str)] = &[
     ("copy", include_str!("../shaders/copy.wgsl")),
     ("count", include_str!("../shaders/count.wgsl")),
     ("density", include_str!("../shaders/density.wgsl")),
+    ("dfsph_control", include_str!("../shaders/dfsph_control.wgsl")),
+    ("dfsph_factor", include_str!("../shaders/dfsph_factor.wgsl")),
+    ("dfsph_source", include_str!("../shaders/dfsph_source.wgsl")),
+    ("dfsph_update", include_str!("../shaders/dfsph_update.wgsl")),
     ("emit", include_str!("../shaders/emit.wgsl")),
     ("emit_common", include_str!("../shaders/emit_common.wgsl")),
     ("emit_plan", include_str!("../shaders/emit_plan.wgsl")),
@@ -35,6 +39,7 @@ pub const FILES: &[(&str, &str)] = &[
     ("lines", include_str!("../shaders/lines.wgsl")),
     ("neighbour_probe", include_str!("../shaders/neighbour_probe.wgsl")),
     ("neighbours", include_str!("../shaders/neighbours.wgsl")),
+    ("predict", include_str!("../shaders/predict.wgsl")),
     ("rank_free", include_str!("../shaders/rank_free.wgsl")),
     ("render_common", include_str!("../shaders/render_common.wgsl")),
     ("reorder", include_str!("../shaders/reorder.wgsl")),
@@ -47,6 +52,7 @@ pub const FILES: &[(&str, &str)] = &[
     ("surface_filter", include_str!("../shaders/surface_filter.wgsl")),
     ("surface_shade", include_str!("../shaders/surface_shade.wgsl")),
     ("surface_splat", include_str!("../shaders/surface_splat.wgsl")),
+    ("time_step", include_str!("../shaders/time_step.wgsl")),
     ("wall_pressure", include_str!("../shaders/wall_pressure.wgsl")),
 ];
 
@@ -56,8 +62,12 @@ pub const CONSTANTS: &str = "constants";
 fn constants_module() -> String {
     format!(
         "// Generated from src/physics.rs (src/wgsl.rs): the model's constants, defined once in Rust.\n\
-         const TAIT_GAMMA: f32 = {:.1};\n",
-        crate::physics::TAIT_GAMMA as f32
+         const TAIT_GAMMA: f32 = {:.1};\n\
+         const SOLVER_WCSPH: u32 = {}u;\n\
+         const SOLVER_DFSPH: u32 = {}u;\n",
+        crate::physics::TAIT_GAMMA as f32,
+        crate::physics::SOLVER_WCSPH,
+        crate::physics::SOLVER_DFSPH
     )
 }
 

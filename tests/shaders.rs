@@ -135,7 +135,8 @@ fn sim_params_layout_matches_wgsl() {
     let rust = rust_offsets!(SimParams;
         domain_min, n_particles, domain_max, n_fluid, gravity, dt, grid_origin, inv_cell_size,
         grid_dims, num_cells, h, rest_density, stiffness, sound_speed, viscosity, wall_viscosity,
-        kernel_norm, search_range, capacity, open_faces, _pad1, _pad2);
+        kernel_norm, search_range, capacity, open_faces, solver, adaptive, dt_min, dt_max, cfl,
+        density_tolerance, divergence_tolerance, max_iterations, _pad1, _pad2);
     assert_eq!(members, rust, "member names and offsets");
     assert_eq!(size as usize, size_of::<SimParams>(), "struct size");
 }
@@ -173,11 +174,11 @@ fn surface_uniforms_layout_matches_wgsl() {
 
 #[test]
 fn diagnostics_words_match_the_wgsl_array() {
-    // count.wgsl, integrate.wgsl and emit_plan.wgsl bind `diag` as array<atomic<u32>, 8>
-    assert_eq!(size_of::<Diagnostics>(), 32);
+    // count.wgsl, integrate.wgsl and emit_plan.wgsl bind `diag` as array<atomic<u32>, 16>
+    assert_eq!(size_of::<Diagnostics>(), 64);
     for src in [shader::COUNT, shader::INTEGRATE, shader::EMIT_PLAN] {
         let text = src.compose().unwrap();
-        assert!(text.contains("var<storage, read_write> diag: array<atomic<u32>, 8>"), "{}", src.label);
+        assert!(text.contains("var<storage, read_write> diag: array<atomic<u32>, 16>"), "{}", src.label);
     }
     assert_eq!(offset_of!(Diagnostics, max_per_cell), 0);
     assert_eq!(offset_of!(Diagnostics, overflows), 4);
@@ -187,4 +188,12 @@ fn diagnostics_words_match_the_wgsl_array() {
     assert_eq!(offset_of!(Diagnostics, emitted), 20);
     assert_eq!(offset_of!(Diagnostics, starved), 24);
     assert_eq!(offset_of!(Diagnostics, free_slots), 28);
+    assert_eq!(offset_of!(Diagnostics, dt), 32);
+    assert_eq!(offset_of!(Diagnostics, time), 36);
+    assert_eq!(offset_of!(Diagnostics, time_lo), 40);
+    assert_eq!(offset_of!(Diagnostics, max_speed), 44);
+    assert_eq!(offset_of!(Diagnostics, density_error), 48);
+    assert_eq!(offset_of!(Diagnostics, pressure_iterations), 52);
+    assert_eq!(offset_of!(Diagnostics, divergence_iterations), 56);
+    assert_eq!(offset_of!(Diagnostics, solver_error), 60);
 }

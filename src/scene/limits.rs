@@ -76,6 +76,12 @@ pub const VISCOSITY: Limit<f32> = Limit::closed(0.0, 10.0, "");
 /// Each component of gravity.
 pub const GRAVITY: Limit<f32> = Limit::closed(-1000.0, 1000.0, "m/s²");
 pub const DT: Limit<f32> = Limit::above(0.0, 0.1, "s");
+/// CFL number of an adaptive time step.
+pub const ADAPTIVE_CFL: Limit<f32> = Limit::above(0.0, 1.0, "");
+/// DFSPH's tolerances (mean relative density error, and divergence per step).
+pub const DFSPH_TOLERANCE: Limit<f32> = Limit::closed(1e-5, 0.1, "");
+/// DFSPH's most velocity updates per solve.
+pub const DFSPH_ITERATIONS: Limit<u32> = Limit::closed(1, 1000, "iterations");
 
 /// A scene holds at most this many fluid blocks.
 pub const MAX_FLUID_BLOCKS: usize = 10_000;

@@ -11,7 +11,7 @@ pub mod schema;
 pub mod setup;
 pub mod validate;
 
-pub use schema::{Aabb, Fluid, GridSettings, Meshes, Physics, Pressure, Probes, Scene, Solid, Walls};
+pub use schema::{Aabb, DfsphSettings, Fluid, GridSettings, Meshes, Physics, Pressure, Probes, Scene, Solid, Solver, TimeStep, Walls};
 pub use validate::MAX_PARTICLES;
 
 /// The default scene, embedded in the binary.

@@ -37,8 +37,55 @@ pub struct Physics {
     pub wall_viscosity: f32,
     /// Gravity in m/s².
     pub gravity: [f32; 3],
-    /// Time step in seconds.
+    /// Time step in seconds (the first step's, when `time_step` is adaptive).
     pub dt: f32,
+    /// Fixed (every step `dt`) or adaptive (each step chooses its own on the GPU).
+    pub time_step: TimeStep,
+    /// How pressure keeps the water from compressing.
+    pub solver: Solver,
+    /// Settings of the DFSPH solver (read when `solver` is DFSPH).
+    pub dfsph: DfsphSettings,
+}
+
+/// How the time step is chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum TimeStep {
+    /// Every step takes `physics.dt`.
+    Fixed,
+    /// Each step takes the largest dt within `[min, max]` that the CFL condition (`cfl`: WCSPH
+    /// dt·(c + |v|max)/h, DFSPH dt·|v|max/spacing) and the force condition
+    /// (dt ≤ 0.25·√(h/|a|max)) allow, chosen on the GPU from the step's own speeds and forces.
+    Adaptive { min: f32, max: f32, cfl: f32 },
+}
+
+/// The pressure solver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Solver {
+    /// Weakly compressible SPH: pressure from the Tait equation of state.
+    #[serde(rename = "WCSPH")]
+    Wcsph,
+    /// Divergence-free SPH (Bender & Koschier 2017): pressure solved for, iterating until the
+    /// density and the velocity divergence are within the `dfsph` tolerances.
+    #[serde(rename = "DFSPH")]
+    Dfsph,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DfsphSettings {
+    /// The pressure solve iterates until the mean predicted compression (ρ* − ρ0)/ρ0 over the
+    /// fluid is at most this.
+    pub tolerance: f32,
+    /// The divergence solve iterates until the mean dt·(Dρ/Dt)/ρ0 over the fluid is at most this.
+    pub divergence_tolerance: f32,
+    /// Most velocity updates of each solve in a step.
+    pub max_iterations: u32,
+}
+
+impl Default for DfsphSettings {
+    fn default() -> Self {
+        Self { tolerance: 1e-3, divergence_tolerance: 1e-3, max_iterations: 50 }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -278,6 +325,9 @@ impl Default for Physics {
             wall_viscosity: 0.0,
             gravity: [0.0, -9.81, 0.0],
             dt: 4e-4,
+            time_step: TimeStep::Fixed,
+            solver: Solver::Wcsph,
+            dfsph: DfsphSettings::default(),
         }
     }
 }

@@ -184,6 +184,7 @@ pub fn build(scene: &Scene) -> InitialState {
         open_faces: scene.open_face_bits(),
         ..SimParams::default()
     };
+    let params = with_solver(params, p);
     let margin = Vec3::splat(0.5 * s);
     InitialState {
         params,
@@ -194,7 +195,30 @@ pub fn build(scene: &Scene) -> InitialState {
         grid_hi: hi + margin,
         emitters: scene.emitters_for_gpu(mass),
         step: 0,
+        time: 0.0,
     }
+}
+
+/// The solver and time-step fields of the uniform block from the scene's physics
+/// (docs/PHYSICS.md, "Time step" and "DFSPH").
+pub fn with_solver(mut params: SimParams, p: &crate::scene::Physics) -> SimParams {
+    use crate::scene::{Solver, TimeStep};
+    params.solver = match p.solver {
+        Solver::Wcsph => crate::physics::SOLVER_WCSPH,
+        Solver::Dfsph => crate::physics::SOLVER_DFSPH,
+    };
+    (params.adaptive, params.dt_min, params.dt_max, params.cfl) = match p.time_step {
+        TimeStep::Fixed => (0, p.dt, p.dt, 0.0),
+        TimeStep::Adaptive { min, max, cfl } => {
+            let max = crate::physics::viscous_dt_limit(params.h as f64, params.viscosity.max(params.wall_viscosity) as f64, params.sound_speed as f64)
+                .map_or(max, |v| max.min(v as f32).max(min));
+            (1, min, max, cfl)
+        }
+    };
+    params.density_tolerance = p.dfsph.tolerance;
+    params.divergence_tolerance = p.dfsph.divergence_tolerance;
+    params.max_iterations = p.dfsph.max_iterations;
+    params
 }
 
 /// Akinci volumes ψ_b = ρ0 / Σ_k W(x_b − x_k) over the boundary particles, with a hash grid of

@@ -4,7 +4,7 @@
 use super::SceneError;
 use super::lattice::{count_particles, lattice_count};
 use super::limits::{self, Limit};
-use super::schema::{Aabb, Pressure, Scene, Solid};
+use super::schema::{Aabb, Pressure, Scene, Solid, Solver, TimeStep};
 use crate::physics::SUPPORT_OVER_SPACING;
 
 /// Hard cap on the particle count of a scene (fluid + boundary); device limits are checked
@@ -95,6 +95,31 @@ impl Scene {
             v.limit(&format!("physics.gravity[{a}]"), p.gravity[a], &limits::GRAVITY)?;
         }
         v.limit("physics.dt", p.dt, &limits::DT)?;
+        if let TimeStep::Adaptive { min, max, cfl } = p.time_step {
+            v.finite("physics.time_step.Adaptive.min", min, "s")?;
+            v.finite("physics.time_step.Adaptive.max", max, "s")?;
+            v.finite("physics.time_step.Adaptive.cfl", cfl, "")?;
+            v.limit("physics.time_step.Adaptive.min", min, &limits::DT)?;
+            v.limit("physics.time_step.Adaptive.max", max, &limits::DT)?;
+            v.check("physics.time_step.Adaptive.max", max, max >= min, &format!("[{min}, 0.1] s (at least time_step.min)"))?;
+            v.limit("physics.time_step.Adaptive.cfl", cfl, &limits::ADAPTIVE_CFL)?;
+            v.check("physics.dt", p.dt, p.dt >= min && p.dt <= max, &format!("[{min}, {max}] s (the adaptive range time_step.min..max: the first step takes dt)"))?;
+            if !self.emitters.is_empty() {
+                return Err(v.invalid(
+                    "physics.time_step",
+                    "Adaptive",
+                    "Fixed in a scene with emitters (an emitter's schedule counts steps of one dt)",
+                ));
+            }
+        }
+        if p.solver == Solver::Dfsph {
+            let d = &p.dfsph;
+            v.finite("physics.dfsph.tolerance", d.tolerance, "")?;
+            v.finite("physics.dfsph.divergence_tolerance", d.divergence_tolerance, "")?;
+            v.limit("physics.dfsph.tolerance", d.tolerance, &limits::DFSPH_TOLERANCE)?;
+            v.limit("physics.dfsph.divergence_tolerance", d.divergence_tolerance, &limits::DFSPH_TOLERANCE)?;
+            v.limit("physics.dfsph.max_iterations", d.max_iterations, &limits::DFSPH_ITERATIONS)?;
+        }
 
         // grid and walls
         v.limit("grid.cell_size", g.cell_size, &limits::CELL_SIZE)?;
@@ -300,7 +325,8 @@ impl Scene {
         let (c, _) = super::setup::resolve_pressure(self);
         let c = c as f64;
         let cfl = crate::physics::cfl(p.dt as f64, c, h);
-        if cfl > limits::CFL_MAX {
+        // (DFSPH has no sound: its pressure is solved for, not carried by waves)
+        if cfl > limits::CFL_MAX && p.solver == Solver::Wcsph {
             return Err(v.invalid(
                 "physics.dt",
                 p.dt,

@@ -5,6 +5,7 @@
 pub mod buffers;
 pub mod count;
 pub mod density;
+pub mod dfsph;
 pub mod emit;
 pub mod force;
 pub mod instruments;
@@ -19,6 +20,7 @@ pub mod scatter;
 pub mod shader;
 pub mod sort_cells;
 pub mod state;
+pub mod time_step;
 pub mod wall_pressure;
 
 use crate::gpu::Gpu;
@@ -131,21 +133,24 @@ struct Kernels {
     integrate: Kernel,
     emit_plan: Kernel,
     emit_write: Kernel,
+    time_step: Kernel,
+    /// A DFSPH simulation's passes.
+    dfsph: Option<dfsph::DfsphKernels>,
 }
 
 impl Kernels {
     /// Builds every pipeline, turning a shader or pipeline the device rejects into an error
     /// here rather than a logged one at the first dispatch.
-    fn checked(device: &wgpu::Device, o: &SimOptions) -> Result<Self, SimError> {
+    fn checked(device: &wgpu::Device, o: &SimOptions, dfsph: bool) -> Result<Self, SimError> {
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let kernels = Self::new(device, o);
+        let kernels = Self::new(device, o, dfsph);
         match pollster::block_on(scope.pop()) {
             Some(e) => Err(SimError::Pipeline(e.to_string())),
             None => Ok(kernels?),
         }
     }
 
-    fn new(device: &wgpu::Device, o: &SimOptions) -> Result<Self, KernelError> {
+    fn new(device: &wgpu::Device, o: &SimOptions, dfsph: bool) -> Result<Self, KernelError> {
         let cfg = o.kernel_config();
         let rows = o.order == CellOrder::Linear;
         Ok(Self {
@@ -161,6 +166,8 @@ impl Kernels {
             integrate: integrate::new(device, cfg)?,
             emit_plan: emit::plan(device, cfg)?,
             emit_write: emit::write(device, cfg)?,
+            time_step: time_step::new(device, cfg)?,
+            dfsph: if dfsph { Some(dfsph::DfsphKernels::new(device, cfg, rows)?) } else { None },
         })
     }
 }
@@ -180,6 +187,8 @@ struct Binds {
     integrate: [wgpu::BindGroup; 2],
     /// With emitters: emit.plan's, and emit.write's by the current set.
     emit: Option<(wgpu::BindGroup, [wgpu::BindGroup; 2])>,
+    time_step: [wgpu::BindGroup; 2],
+    dfsph: Option<dfsph::DfsphBinds>,
 }
 
 /// Buffers allocated once per simulation (their size depends on the particle count only).
@@ -197,6 +206,10 @@ struct Fixed {
     emit_buffers: emit::EmitBuffers,
     /// The emitters' points, with emitters (the emit passes run only then).
     emit: Option<emit::EmitPoints>,
+    /// sim.time_step's reduction words.
+    reduce: wgpu::Buffer,
+    /// A DFSPH simulation's arrays and control words.
+    dfsph: Option<dfsph::DfsphBuffers>,
 }
 
 impl Binds {
@@ -278,6 +291,56 @@ impl Binds {
                     ],
                 )
             })?,
+            time_step: both(&|s| {
+                k.time_step.bind(
+                    d,
+                    &[
+                        ("params", p),
+                        ("pos_mass", &s.pos_mass),
+                        ("vel_rho", &s.vel_rho),
+                        ("acc_in", &f.acc),
+                        ("reduce", &f.reduce),
+                        ("diag", &f.diag),
+                    ],
+                )
+            })?,
+            dfsph: match (&k.dfsph, &f.dfsph) {
+                (Some(dk), Some(db)) => {
+                    let source = |kernel: &Kernel, s: &ParticleSet| {
+                        kernel.bind(
+                            d,
+                            &with(
+                                &grid,
+                                &[
+                                    ("pos_mass", &s.pos_mass),
+                                    ("vel_rho", &s.vel_rho),
+                                    ("factor", &db.factor),
+                                    ("kappa", &db.kappa),
+                                    ("solve_state", &db.state),
+                                ],
+                            ),
+                        )
+                    };
+                    Some(dfsph::DfsphBinds {
+                        factor: both(&|s| {
+                            dk.factor.bind(d, &with(&grid, &[("pos_mass", &s.pos_mass), ("vel_rho", &s.vel_rho), ("factor", &db.factor)]))
+                        })?,
+                        divergence: both(&|s| source(&dk.divergence, s))?,
+                        pressure: both(&|s| source(&dk.pressure, s))?,
+                        update: both(&|s| {
+                            dk.update.bind(d, &with(&grid, &[("pos_mass", &s.pos_mass), ("vel_rho", &s.vel_rho), ("kappa", &db.kappa)]))
+                        })?,
+                        control: dk.control.bind(
+                            d,
+                            &[("params", p), ("solve_state", &db.state), ("solve_args", &db.args), ("diag", &f.diag)],
+                        )?,
+                        predict: both(&|s| {
+                            dk.predict.bind(d, &[("params", p), ("pos_mass", &s.pos_mass), ("vel_rho", &s.vel_rho), ("acc_in", &f.acc)])
+                        })?,
+                    })
+                }
+                _ => None,
+            },
             emit: match &f.emit {
                 None => None,
                 Some(points) => Some((
@@ -412,7 +475,8 @@ impl Sim {
         let mut params = state.params;
         params.capacity = options.capacity;
         apply_layout(&mut params, &layout, state.params.h);
-        let kernels = Kernels::checked(device, &options)?;
+        let is_dfsph = params.solver == params::SOLVER_DFSPH;
+        let kernels = Kernels::checked(device, &options, is_dfsph)?;
         // every allocation inside one scope: memory the device does not have is an error here
         // (buffers are created unmapped and written after the scope, never mapped while invalid)
         let (fixed, cells) = out_of_memory_scope(device, || -> Result<_, KernelError> {
@@ -432,6 +496,8 @@ impl Sim {
                 sorted: per_particle("grid.sorted"),
                 emit_buffers: emit::EmitBuffers::new(device, &kernels.scan, &state.emitters, state.step, n)?,
                 emit: None,
+                reduce: shader::storage(device, "sim.time_step.reduce", time_step::REDUCE_BYTES),
+                dfsph: is_dfsph.then(|| dfsph::DfsphBuffers::new(device, n as u64)),
             };
             let cells = CellBuffers::new(device, &kernels.scan, layout)?;
             Ok((fixed, cells))
@@ -445,6 +511,14 @@ impl Sim {
             set.write(&gpu.queue, &state.pos_mass, &state.vel_rho, &ids);
         }
         gpu.queue.write_buffer(&fixed.params, 0, bytemuck::bytes_of(&params));
+        // the clock starts at the state's time (a compensated pair, as sim.time_step keeps it)
+        let t = state.time as f32;
+        let clock = [state.params.dt, t, (state.time - t as f64) as f32];
+        gpu.queue.write_buffer(&fixed.diag, std::mem::offset_of!(Diagnostics, dt) as u64, bytemuck::cast_slice(&clock));
+        let max_dim = gpu.limits.max_compute_workgroups_per_dimension;
+        if let Some(d) = &fixed.dfsph {
+            d.write_full_dispatch(&gpu.queue, n, options.workgroup_size, max_dim);
+        }
         let binds = Binds::new(device, &kernels, &cells, &fixed)?;
         Ok(Self {
             device: device.clone(),
@@ -499,6 +573,21 @@ impl Sim {
     pub fn has_flow(&self) -> bool {
         self.fixed.emit.is_some() || self.params.open_faces != 0
     }
+    /// Whether the step solves for the pressure (DFSPH) rather than taking it from the Tait
+    /// equation (WCSPH).
+    pub fn is_dfsph(&self) -> bool {
+        self.params.solver == params::SOLVER_DFSPH
+    }
+    /// Whether each step chooses its own dt (then [`Diagnostics::dt`] and
+    /// [`Diagnostics::sim_time`] say what it chose).
+    pub fn is_adaptive(&self) -> bool {
+        self.params.adaptive != 0
+    }
+    /// Simulated time at the end of `step` steps, given the diagnostics read at that step: the
+    /// GPU's clock for an adaptive dt, `step · dt` for a fixed one (exact, as before).
+    pub fn time_at(&self, step: u64, d: &Diagnostics) -> f64 {
+        if self.is_adaptive() { d.sim_time() } else { step as f64 * self.params.dt as f64 }
+    }
     /// Whether the simulation has emitters (the emit passes run every step).
     pub fn has_emitters(&self) -> bool {
         self.fixed.emit.is_some()
@@ -534,7 +623,8 @@ impl Sim {
         } else {
             None
         };
-        let fresh_kernels = if pipelines_changed { Some(Kernels::checked(&self.device, &options)?) } else { None };
+        let fresh_kernels =
+            if pipelines_changed { Some(Kernels::checked(&self.device, &options, self.is_dfsph())?) } else { None };
         let kernels = fresh_kernels.as_ref().unwrap_or(&self.kernels);
         let fresh_cells = match layout {
             Some(layout) => Some(out_of_memory_scope(&self.device, || CellBuffers::new(&self.device, &kernels.scan, layout))??),
@@ -553,6 +643,9 @@ impl Sim {
         }
         self.params.capacity = options.capacity;
         self.queue.write_buffer(&self.fixed.params, 0, bytemuck::bytes_of(&self.params));
+        if let Some(d) = &self.fixed.dfsph {
+            d.write_full_dispatch(&self.queue, self.params.n_particles, options.workgroup_size, self.max_dim);
+        }
         self.options = options;
         self.binds = binds;
         Ok(())
@@ -609,13 +702,38 @@ impl Sim {
         encoder.push_debug_group("sim.step");
 
         let c = self.record_grid(encoder, step, reorder);
-        let Self { kernels: k, binds: b, profiler: prof, fixed, .. } = self;
+        let Self { kernels: k, binds: b, profiler: prof, fixed, params, .. } = self;
         let variant = if reorder { DIRECT } else { THROUGH_SORTED };
-        k.density.record(&mut begin(encoder, prof, k.density.label, step), &b.density[c], n, variant, md);
-        k.wall_pressure.record(&mut begin(encoder, prof, k.wall_pressure.label, step), &b.wall_pressure[c], n, variant, md);
-        k.force.record(&mut begin(encoder, prof, k.force.label, step), &b.force[c], n, variant, md);
         let inlets = if fixed.emit.is_some() { integrate::WITH_INLETS } else { 0 };
-        k.integrate.record(&mut begin(encoder, prof, k.integrate.label, step), &b.integrate[c], n, inlets, md);
+        match (&k.dfsph, &b.dfsph, &fixed.dfsph) {
+            (Some(dk), Some(db), Some(buffers)) => {
+                // DFSPH: density and factor, the divergence solve (on the velocities the last
+                // step left), viscosity and gravity, dt, v* = v + dt a, the pressure solve, move
+                dk.factor.record(&mut begin(encoder, prof, dk.factor.label, step), &db.factor[c], n, variant, md);
+                {
+                    let mut pass = begin(encoder, prof, dk.divergence.label, step);
+                    let (src, upd) = (&db.divergence[c], &db.update[c]);
+                    dfsph::record_solve(&mut pass, dk, &dk.divergence, src, upd, &db.control, &buffers.args, false, variant, params.max_iterations);
+                }
+                k.force.record(&mut begin(encoder, prof, k.force.label, step), &b.force[c], n, variant + force::VISCOUS_ONLY, md);
+                Self::record_time_step(encoder, k, b, prof, fixed, c, n, md, step);
+                dk.predict.record(&mut begin(encoder, prof, dk.predict.label, step), &db.predict[c], n, 0, md);
+                {
+                    let mut pass = begin(encoder, prof, dk.pressure.label, step);
+                    let (src, upd) = (&db.pressure[c], &db.update[c]);
+                    dfsph::record_solve(&mut pass, dk, &dk.pressure, src, upd, &db.control, &buffers.args, true, variant, params.max_iterations);
+                }
+                let v = inlets + integrate::POSITIONS_ONLY;
+                k.integrate.record(&mut begin(encoder, prof, k.integrate.label, step), &b.integrate[c], n, v, md);
+            }
+            _ => {
+                k.density.record(&mut begin(encoder, prof, k.density.label, step), &b.density[c], n, variant, md);
+                k.wall_pressure.record(&mut begin(encoder, prof, k.wall_pressure.label, step), &b.wall_pressure[c], n, variant, md);
+                k.force.record(&mut begin(encoder, prof, k.force.label, step), &b.force[c], n, variant, md);
+                Self::record_time_step(encoder, k, b, prof, fixed, c, n, md, step);
+                k.integrate.record(&mut begin(encoder, prof, k.integrate.label, step), &b.integrate[c], n, inlets, md);
+            }
+        }
         if let (Some(points), Some((plan, write))) = (&fixed.emit, &b.emit) {
             k.emit_plan.record(&mut begin(encoder, prof, k.emit_plan.label, step), plan, 1, 0, md);
             k.emit_write.record(&mut begin(encoder, prof, k.emit_write.label, step), &write[c], points.n, variant, md);
@@ -625,6 +743,28 @@ impl Sim {
         self.cur = c;
         self.last_reordered = reorder;
         self.steps += 1;
+    }
+
+    /// sim.time_step (reduce, finish), then its dt into the uniform block for the passes after it.
+    #[allow(clippy::too_many_arguments)]
+    fn record_time_step(
+        encoder: &mut wgpu::CommandEncoder,
+        k: &Kernels,
+        b: &Binds,
+        prof: &mut Option<Profiler>,
+        fixed: &Fixed,
+        c: usize,
+        n: u32,
+        md: u32,
+        step: u64,
+    ) {
+        {
+            let mut pass = begin(encoder, prof, k.time_step.label, step);
+            k.time_step.record(&mut pass, &b.time_step[c], n, time_step::REDUCE, md);
+            k.time_step.record(&mut pass, &b.time_step[c], 1, time_step::FINISH, md);
+        }
+        let dt_word = std::mem::offset_of!(Diagnostics, dt) as u64;
+        encoder.copy_buffer_to_buffer(&fixed.diag, dt_word, &fixed.params, params::DT_OFFSET, 4);
     }
 
     pub fn record_steps(&mut self, encoder: &mut wgpu::CommandEncoder, steps: u32) {

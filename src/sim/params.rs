@@ -51,16 +51,37 @@ pub struct SimParams {
     /// Open faces of the domain, a bit each ([`open_face_bit`]): a fluid particle that crosses
     /// one leaves the simulation (its slot is freed) instead of being clamped onto it.
     pub open_faces: u32,
+    /// The pressure solver: [`SOLVER_WCSPH`] or [`SOLVER_DFSPH`].
+    pub solver: u32,
+    /// 1: the step chooses dt (sim.time_step, from `cfl`, the force condition, `dt_min` and
+    /// `dt_max`); 0: `dt` is fixed.
+    pub adaptive: u32,
+    /// Bounds of an adaptive dt (the viscous condition already folded into `dt_max`).
+    pub dt_min: f32,
+    pub dt_max: f32,
+    /// CFL number of an adaptive dt: WCSPH dt·(c + |v|max)/h ≤ cfl, DFSPH dt·|v|max/spacing ≤ cfl.
+    pub cfl: f32,
+    /// DFSPH: the pressure solve stops when the mean predicted compression (ρ* − ρ0)/ρ0 over
+    /// fluid is at most this.
+    pub density_tolerance: f32,
+    /// DFSPH: the divergence solve stops when the mean dt·(Dρ/Dt)/ρ0 over fluid is at most this.
+    pub divergence_tolerance: f32,
+    /// DFSPH: most velocity updates per solve.
+    pub max_iterations: u32,
     /// Padding to a 16-byte multiple.
     pub _pad1: u32,
     pub _pad2: u32,
 }
 
-const _: () = assert!(std::mem::size_of::<SimParams>() == 128);
+const _: () = assert!(std::mem::size_of::<SimParams>() == 160);
+
+pub use crate::physics::{SOLVER_DFSPH, SOLVER_WCSPH};
+/// Byte offset of `SimParams::dt` (sim.time_step copies the chosen dt there).
+pub const DT_OFFSET: u64 = std::mem::offset_of!(SimParams, dt) as u64;
 
 /// Diagnostic words the GPU writes (`diag` buffer), in this order.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct Diagnostics {
     /// Largest cell occupancy seen by the last grid build (0 when diagnostics are compiled out).
     pub max_per_cell: u32,
@@ -78,6 +99,28 @@ pub struct Diagnostics {
     pub starved: u32,
     /// Free slots after the last step's emission (slots of no particle).
     pub free_slots: u32,
+    /// The dt of the last step (written by sim.time_step every step; fixed or adaptive).
+    pub dt: f32,
+    /// Simulated time at the end of the last step, as a compensated f32 sum `time + time_lo`
+    /// (sim.time_step adds each step's dt).
+    pub time: f32,
+    pub time_lo: f32,
+    /// Fastest fluid particle at the last step's density pass, m/s.
+    pub max_speed: f32,
+    /// Mean compression `max(ρ − ρ0, 0)/ρ0` over fluid at the last step's density pass.
+    pub density_error: f32,
+    /// DFSPH: velocity updates of the last step's pressure and divergence solves.
+    pub pressure_iterations: u32,
+    pub divergence_iterations: u32,
+    /// DFSPH: the mean predicted compression the last pressure solve reached.
+    pub solver_error: f32,
+}
+
+impl Diagnostics {
+    /// Simulated time at the end of the last step, s.
+    pub fn sim_time(&self) -> f64 {
+        self.time as f64 + self.time_lo as f64
+    }
 }
 
 /// Number of [`Diagnostics`] words (the WGSL `diag` arrays' length).

@@ -34,17 +34,50 @@ pub const FORCE: ShaderSource = ShaderSource { label: "sph.force", file: "force"
 pub const INTEGRATE: ShaderSource = ShaderSource { label: "sph.integrate", file: "integrate" };
 pub const EMIT_PLAN: ShaderSource = ShaderSource { label: "emit.plan", file: "emit_plan" };
 pub const EMIT: ShaderSource = ShaderSource { label: "emit.write", file: "emit" };
+pub const DFSPH_FACTOR: ShaderSource = ShaderSource { label: "dfsph.factor", file: "dfsph_factor" };
+pub const DFSPH_DIVERGENCE: ShaderSource = ShaderSource { label: "dfsph.divergence", file: "dfsph_source" };
+pub const DFSPH_PRESSURE: ShaderSource = ShaderSource { label: "dfsph.pressure", file: "dfsph_source" };
+pub const DFSPH_UPDATE: ShaderSource = ShaderSource { label: "dfsph.update", file: "dfsph_update" };
+pub const DFSPH_CONTROL: ShaderSource = ShaderSource { label: "dfsph.control", file: "dfsph_control" };
+pub const PREDICT: ShaderSource = ShaderSource { label: "dfsph.predict", file: "predict" };
+pub const TIME_STEP: ShaderSource = ShaderSource { label: "sim.time_step", file: "time_step" };
 pub const NEIGHBOUR_PROBE: ShaderSource = ShaderSource { label: "test.neighbour_probe", file: "neighbour_probe" };
 pub const ALL_PAIRS: ShaderSource = ShaderSource { label: "baseline.all_pairs", file: "all_pairs" };
 pub const COPY: ShaderSource = ShaderSource { label: "baseline.copy", file: "copy" };
 
 /// The passes of a step, in the order a step records them: their labels name the timestamps,
 /// the panel's rows and the benchmark's columns.
-pub const STEP: [ShaderSource; 12] =
-    [COUNT, SCAN, SCATTER, SORT_CELLS, RANK_FREE, REORDER, DENSITY, WALL_PRESSURE, FORCE, INTEGRATE, EMIT_PLAN, EMIT];
+/// A WCSPH step records density, wall pressure, force; a DFSPH step factor, the divergence
+/// solve, force (viscosity and gravity), predict and the pressure solve.
+pub const STEP: [ShaderSource; 17] = [
+    COUNT,
+    SCAN,
+    SCATTER,
+    SORT_CELLS,
+    RANK_FREE,
+    REORDER,
+    DENSITY,
+    DFSPH_FACTOR,
+    DFSPH_DIVERGENCE,
+    WALL_PRESSURE,
+    FORCE,
+    TIME_STEP,
+    PREDICT,
+    DFSPH_PRESSURE,
+    INTEGRATE,
+    EMIT_PLAN,
+    EMIT,
+];
 
 /// Every compute shader, for the validation test.
-pub const ALL: [ShaderSource; 15] = [
+pub const ALL: [ShaderSource; 22] = [
+    DFSPH_FACTOR,
+    DFSPH_DIVERGENCE,
+    DFSPH_PRESSURE,
+    DFSPH_UPDATE,
+    DFSPH_CONTROL,
+    PREDICT,
+    TIME_STEP,
     COUNT,
     SCAN,
     SCATTER,
@@ -327,5 +360,17 @@ impl Kernel {
         pass.set_pipeline(&self.variants[variant]);
         pass.set_bind_group(0, bg, &[]);
         dispatch(pass, n.div_ceil(self.wg_size), max_dim);
+    }
+
+    /// As [`Self::record`], with the workgroup counts read from `args` (words 0–2) on the GPU.
+    pub fn record_indirect(&self, pass: &mut wgpu::ComputePass<'_>, bg: &wgpu::BindGroup, variant: usize, args: &wgpu::Buffer) {
+        pass.set_pipeline(&self.variants[variant]);
+        pass.set_bind_group(0, bg, &[]);
+        pass.dispatch_workgroups_indirect(args, 0);
+    }
+
+    /// Workgroup size of the pass.
+    pub fn wg_size(&self) -> u32 {
+        self.wg_size
     }
 }

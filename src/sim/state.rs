@@ -24,6 +24,9 @@ pub struct InitialState {
     pub emitters: Emitters,
     /// The step this state is at (0, or a checkpoint's): the emitters' schedule counts from it.
     pub step: u64,
+    /// The simulated time this state is at, s (0, or a checkpoint's): an adaptive step's clock
+    /// starts from it.
+    pub time: f64,
 }
 
 impl InitialState {

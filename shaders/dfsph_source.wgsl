@@ -1,0 +1,98 @@
+// dfsph.source: one half of a DFSPH iteration (docs/PHYSICS.md, "DFSPH"). For every fluid
+// particle the compression the current velocities would cause over the step,
+//   s_i = max(0, [rho_i - rho0]_(DENSITY) + dt sum_j m_j (v_i - v_j) . grad W_ij)
+// (boundary particles at rest), and the pressure-like kappa_i = s_i factor_i / dt^2 that
+// dfsph.update turns into a velocity change. The sum of min(s_i / rho0, 1) and the count of
+// fluid particles go into `solve_state` (a workgroup reduction, then one fixed-point atomic per
+// workgroup) for dfsph.control's convergence test. Dispatched indirectly: dfsph.control sets the
+// dispatch to zero workgroups once the solve has converged.
+//
+// DENSITY true: the pressure solve (density error); false: the divergence solve.
+//
+// #import common
+// #import neighbours
+
+@group(0) @binding(4) var<storage, read> pos_mass: array<vec4<f32>>;
+@group(0) @binding(5) var<storage, read> vel_rho: array<vec4<f32>>;
+@group(0) @binding(6) var<storage, read> factor: array<f32>;
+@group(0) @binding(7) var<storage, read_write> kappa: array<f32>;
+// [error sum lo, hi, fluid count, iterations, ...]: dfsph_control.wgsl
+@group(0) @binding(8) var<storage, read_write> solve_state: array<atomic<u32>, 8>;
+
+override DENSITY: bool = true;
+
+var<workgroup> wg_err: array<f32, 256>;
+var<workgroup> wg_count: array<u32, 256>;
+
+struct Acc {
+    x: vec3<f32>,
+    v: vec3<f32>,
+    // sum of m_j (v_i - v_j) . d * kernel_grad_q (without kernel_norm * 6 / h^2)
+    div: f32,
+    self_slot: u32,
+    h2: f32,
+    inv_h: f32,
+}
+
+fn visit(acc: ptr<function, Acc>, j: u32) {
+    let pj = pos_mass[j];
+    let d = (*acc).x - pj.xyz;
+    let r2 = dot(d, d);
+    if r2 >= (*acc).h2 || j == (*acc).self_slot || r2 <= 1e-12 * (*acc).h2 {
+        return;
+    }
+    let inv_r = inverseSqrt(r2);
+    let q = r2 * inv_r * (*acc).inv_h;
+    var vj = vec3<f32>(0.0);
+    if pj.w > 0.0 {
+        vj = vel_rho[j].xyz;
+    }
+    (*acc).div += abs(pj.w) * kernel_grad_q(q, inv_r / (*acc).inv_h) * dot((*acc).v - vj, d);
+}
+
+// s_i / rho0 (capped at 1) of slot-order invocation t, 0 for anything but fluid; writes kappa.
+fn source(t: u32) -> f32 {
+    if t >= params.n_particles {
+        return -1.0;
+    }
+    let i = slot_of(t);
+    let pi = pos_mass[i];
+    if pi.w <= 0.0 {
+        return -1.0;
+    }
+    let vi = vel_rho[i];
+    let h = params.h;
+    var acc = Acc(pi.xyz, vi.xyz, 0.0, i, h * h, 1.0 / h);
+    neighbour_loop(pi.xyz, &acc);
+    let dt = params.dt;
+    var s = dt * acc.div * params.kernel_norm * 6.0 / (h * h);
+    if DENSITY {
+        s += vi.w - params.rest_density;
+    }
+    s = max(s, 0.0);
+    kappa[i] = s * factor[i] / (dt * dt);
+    return min(s / params.rest_density, 1.0);
+}
+
+@compute @workgroup_size(WG_SIZE)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let e = source(linear_id(wid, nwg, lid));
+    wg_err[lid] = max(e, 0.0);
+    wg_count[lid] = select(0u, 1u, e >= 0.0);
+    for (var stride = WG_SIZE / 2u; stride > 0u; stride /= 2u) {
+        workgroupBarrier();
+        if lid < stride {
+            wg_err[lid] += wg_err[lid + stride];
+            wg_count[lid] += wg_count[lid + stride];
+        }
+    }
+    if lid == 0u && wg_count[0] > 0u {
+        let v = u32(wg_err[0] * ERROR_SCALE + 0.5);
+        let old = atomicAdd(&solve_state[0], v);
+        if old > 0xffffffffu - v {
+            atomicAdd(&solve_state[1], 1u);
+        }
+        atomicAdd(&solve_state[2], wg_count[0]);
+    }
+}

@@ -1,0 +1,131 @@
+// sim.time_step: measures the step and chooses its dt, without a CPU round trip (docs/PHYSICS.md,
+// "Time step"). Two pipeline variants of one entry point:
+// - reduce (FINISH false, one invocation per slot): over fluid, the largest speed |v| (the
+//   velocity the step starts from), the largest acceleration |a| (sph.force's), and the sum of
+//   the compression max(rho - rho0, 0) / rho0 at this step's density pass; a workgroup reduces in
+//   workgroup memory, then one atomic per workgroup into `reduce` (speeds as the bits of
+//   non-negative floats, which order like the floats; the compression sum in fixed point, 2^20
+//   per unit, as a 64-bit number in two words; each particle's share capped at 1).
+// - finish (FINISH true, one invocation): the adaptive dt from those maxima (the same formula
+//   as `physics::adaptive_dt`) or the fixed dt, the compensated simulated time, the diagnostics
+//   words; clears `reduce` for the next step. The step then copies `diag[8]` (dt) into
+//   params.dt for the passes after it.
+//
+// #import common
+
+@group(0) @binding(4) var<storage, read> vel_rho: array<vec4<f32>>;
+@group(0) @binding(5) var<storage, read> acc_in: array<vec4<f32>>;
+@group(0) @binding(6) var<storage, read> pos_mass: array<vec4<f32>>;
+// [max speed bits, max acceleration bits, compression sum lo, hi, fluid count]
+@group(0) @binding(7) var<storage, read_write> reduce: array<atomic<u32>, 8>;
+// src/sim/params.rs: Diagnostics
+@group(0) @binding(8) var<storage, read_write> diag: array<atomic<u32>, 16>;
+
+override FINISH: bool = false;
+
+var<workgroup> wg_speed: array<f32, 256>;
+var<workgroup> wg_acc: array<f32, 256>;
+var<workgroup> wg_err: array<f32, 256>;
+var<workgroup> wg_count: array<u32, 256>;
+
+struct Sample {
+    speed: f32,
+    acc: f32,
+    err: f32,
+    fluid: u32,
+}
+
+fn sample(i: u32) -> Sample {
+    var s = Sample(0.0, 0.0, 0.0, 0u);
+    if i >= params.n_particles {
+        return s;
+    }
+    if pos_mass[i].w <= 0.0 {
+        return s;
+    }
+    let vr = vel_rho[i];
+    s.speed = length(vr.xyz);
+    s.acc = length(acc_in[i].xyz);
+    s.err = min(max(vr.w - params.rest_density, 0.0) / params.rest_density, 1.0);
+    s.fluid = 1u;
+    return s;
+}
+
+fn finish() {
+    let max_speed = bitcast<f32>(atomicLoad(&reduce[0]));
+    let max_acc = bitcast<f32>(atomicLoad(&reduce[1]));
+    let sum = f32(atomicLoad(&reduce[3])) * 4294967296.0 + f32(atomicLoad(&reduce[2]));
+    let fluid = atomicLoad(&reduce[4]);
+    var dt = params.dt_max;
+    if params.adaptive != 0u {
+        let h = params.h;
+        if params.solver == SOLVER_WCSPH {
+            dt = min(dt, params.cfl * h / (params.sound_speed + max_speed));
+        } else if max_speed > 0.0 {
+            dt = min(dt, params.cfl * 0.5 * h / max_speed);
+        }
+        if max_acc > 0.0 {
+            dt = min(dt, 0.25 * sqrt(h / max_acc));
+        }
+        dt = max(dt, params.dt_min);
+    } else {
+        dt = params.dt;
+    }
+    // compensated sum (Kahan): time + time_lo carries what f32 alone would round away
+    let sum_t = bitcast<f32>(atomicLoad(&diag[9]));
+    let lo = bitcast<f32>(atomicLoad(&diag[10]));
+    let y = dt + lo;
+    let t = sum_t + y;
+    atomicStore(&diag[8], bitcast<u32>(dt));
+    atomicStore(&diag[9], bitcast<u32>(t));
+    atomicStore(&diag[10], bitcast<u32>(y - (t - sum_t)));
+    atomicStore(&diag[11], bitcast<u32>(max_speed));
+    var mean = 0.0;
+    if fluid > 0u {
+        mean = sum / ERROR_SCALE / f32(fluid);
+    }
+    atomicStore(&diag[12], bitcast<u32>(mean));
+    for (var k = 0u; k < 8u; k++) {
+        atomicStore(&reduce[k], 0u);
+    }
+}
+
+@compute @workgroup_size(WG_SIZE)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    if FINISH {
+        if linear_id(wid, nwg, lid) == 0u {
+            finish();
+        }
+        return;
+    }
+    let s = sample(linear_id(wid, nwg, lid));
+    wg_speed[lid] = s.speed;
+    wg_acc[lid] = s.acc;
+    wg_err[lid] = s.err;
+    wg_count[lid] = s.fluid;
+    for (var stride = WG_SIZE / 2u; stride > 0u; stride /= 2u) {
+        workgroupBarrier();
+        if lid < stride {
+            wg_speed[lid] = max(wg_speed[lid], wg_speed[lid + stride]);
+            wg_acc[lid] = max(wg_acc[lid], wg_acc[lid + stride]);
+            wg_err[lid] += wg_err[lid + stride];
+            wg_count[lid] += wg_count[lid + stride];
+        }
+    }
+    if lid == 0u && wg_count[0] > 0u {
+        atomicMax(&reduce[0], bitcast<u32>(wg_speed[0]));
+        atomicMax(&reduce[1], bitcast<u32>(wg_acc[0]));
+        add_fixed(wg_err[0]);
+        atomicAdd(&reduce[4], wg_count[0]);
+    }
+}
+
+// Adds x (at most WG_SIZE) in fixed point to the 64-bit sum in reduce[2] (low) and reduce[3].
+fn add_fixed(x: f32) {
+    let v = u32(x * ERROR_SCALE + 0.5);
+    let old = atomicAdd(&reduce[2], v);
+    if old > 0xffffffffu - v {
+        atomicAdd(&reduce[3], 1u);
+    }
+}
