@@ -7,12 +7,14 @@
 //!   O(N²) oracle, [`cell_list_neighbours`] the fast search that is tested equal to it.
 //! - [`kernel`]: the cubic spline and the Tait equation of state.
 //! - [`sph`]: [`RefSim`], density, forces and symplectic Euler with the non-finite and domain
-//!   guards, state indexed by particle id (never reordered).
+//!   guards, the step's dt, state indexed by particle id (never reordered).
+//! - [`dfsph`]: the DFSPH passes (density and factor, the divergence and pressure solves).
 //!
 //! Everything here is plain, single-threaded and allocation-light, and deliberately shares no code
 //! with the GPU path beyond [`SimParams`](crate::sim::params::SimParams), `GridLayout` and the
 //! initial state ([`InitialState`](crate::sim::InitialState), emitters' records included).
 
+pub mod dfsph;
 pub mod grid;
 pub mod kernel;
 pub mod sph;
@@ -21,4 +23,4 @@ pub use grid::{
     RefGrid, all_pairs_neighbours, all_pairs_neighbours_f64, build_grid, build_grid_with_free, cell_list_neighbours, grid_diagnostics,
 };
 pub use kernel::{CubicKernel, tait_pressure};
-pub use sph::RefSim;
+pub use sph::{RefSim, StepRecord};

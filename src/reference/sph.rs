@@ -37,6 +37,28 @@ pub struct RefSim {
     /// Particles the emitters created, and could not create for want of free slots.
     pub emitted: u64,
     pub starved: u64,
+    /// Simulated time, s: the sum of the steps' dt.
+    pub time: f64,
+    /// What the last step measured and chose (the GPU's [`Diagnostics`](crate::sim::params::Diagnostics)
+    /// words of the same names): its dt is also `params.dt` from then on, as on the GPU.
+    pub last: StepRecord,
+    /// DFSPH: 1 / D_i of the last density pass, and κ_i of the last iteration, by id.
+    pub factor: Vec<f64>,
+    pub kappa: Vec<f64>,
+}
+
+/// What one step measured, chose and iterated.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StepRecord {
+    pub dt: f64,
+    pub max_speed: f64,
+    pub max_acc: f64,
+    /// Mean max(ρ − ρ0, 0)/ρ0 over fluid at the step's density pass (each share capped at 1).
+    pub density_error: f64,
+    pub pressure_iterations: u32,
+    pub divergence_iterations: u32,
+    /// The mean predicted compression the pressure solve stopped at.
+    pub solver_error: f64,
 }
 
 impl RefSim {
@@ -58,6 +80,10 @@ impl RefSim {
             outflow: 0,
             emitted: 0,
             starved: 0,
+            time: state.time,
+            last: StepRecord::default(),
+            factor: vec![0.0; n],
+            kappa: vec![0.0; n],
         }
     }
 
@@ -145,6 +171,11 @@ impl RefSim {
     /// Step 4: pressure (Tait, `P = p/ρ²`) and Monaghan viscosity against every neighbour
     /// `j ≠ i` with `0 < r² < h²`, plus gravity; fills `acc` for fluid particles.
     pub fn compute_forces(&mut self, nb: &[Vec<u32>]) {
+        self.compute_forces_with(nb, true)
+    }
+
+    /// [`Self::compute_forces`]; without `pressure` viscosity and gravity only (DFSPH).
+    pub fn compute_forces_with(&mut self, nb: &[Vec<u32>], pressure: bool) {
         assert_eq!(nb.len(), self.n_particles(), "one neighbour list per particle");
         let k = self.kernel();
         let p = &self.params;
@@ -154,7 +185,8 @@ impl RefSim {
         let (alpha_fluid, alpha_wall) = (p.viscosity as f64, p.wall_viscosity as f64);
         let eta2 = 0.01 * h * h;
         // P_j = p(ρ_j)/ρ_j² for everyone (for boundary particles ρ_j carries the wall pressure)
-        let pr: Vec<f64> = self.vel_rho.iter().map(|v| self.pressure(v[3]) / (v[3] * v[3])).collect();
+        let pr: Vec<f64> =
+            self.vel_rho.iter().map(|v| if pressure { self.pressure(v[3]) / (v[3] * v[3]) } else { 0.0 }).collect();
         for i in 0..self.n_particles() {
             if !self.is_fluid(i) {
                 continue;
@@ -196,6 +228,12 @@ impl RefSim {
     /// guard: past an open face the particle leaves (its slot freed, counted as outflow), past a
     /// closed one it is clamped onto the face, that velocity component zeroed, counted once.
     pub fn integrate(&mut self) {
+        self.integrate_with(true)
+    }
+
+    /// [`Self::integrate`]; without `kick` the velocity is taken as it is (DFSPH: the pressure
+    /// solve has made it final) and only positions move.
+    pub fn integrate_with(&mut self, kick: bool) {
         let dt = self.params.dt as f64;
         let lo = self.params.domain_min.map(f64::from);
         let hi = self.params.domain_max.map(f64::from);
@@ -208,7 +246,7 @@ impl RefSim {
             let mut v = [0.0; 3];
             let mut x = [0.0; 3];
             for d in 0..3 {
-                v[d] = self.vel_rho[i][d] + dt * a[d];
+                v[d] = self.vel_rho[i][d] + if kick { dt * a[d] } else { 0.0 };
             }
             // fluid in the inlet zone of an emitter that is emitting moves at its velocity
             let at = [self.pos_mass[i][0], self.pos_mass[i][1], self.pos_mass[i][2]];
@@ -290,17 +328,66 @@ impl RefSim {
         }
     }
 
-    /// One step: neighbours, density, wall pressure, forces, integration, emission.
+    /// One step: neighbours, density, wall pressure, forces, dt, integration, emission
+    /// (WCSPH); or neighbours, density and factor, the divergence solve, viscosity and gravity,
+    /// dt, v* = v + dt a, the pressure solve, positions, emission (DFSPH).
     pub fn step(&mut self) {
         // the slots free at the start of the step are the ones the emitters may fill at its end
         let free: Vec<usize> = (0..self.n_particles()).filter(|&i| self.pos_mass[i][3] == 0.0).collect();
         let nb = self.neighbours();
-        self.compute_density(&nb);
-        self.compute_wall_pressure(&nb);
-        self.compute_forces(&nb);
-        self.integrate();
+        if self.params.solver == crate::physics::SOLVER_DFSPH {
+            self.compute_density_and_factor(&nb);
+            self.last.divergence_iterations = self.solve(&nb, false).0;
+            self.compute_forces_with(&nb, false);
+            self.choose_dt();
+            self.predict();
+            (self.last.pressure_iterations, self.last.solver_error) = self.solve(&nb, true);
+            self.integrate_with(false);
+        } else {
+            self.compute_density(&nb);
+            self.compute_wall_pressure(&nb);
+            self.compute_forces(&nb);
+            self.choose_dt();
+            self.integrate();
+        }
         self.emit(&free);
         self.steps += 1;
+    }
+
+    /// sim.time_step's twin: over fluid, the largest speed and acceleration and the mean
+    /// compression; the step's dt ([`crate::physics::adaptive_dt`], rounded to f32 as the GPU
+    /// holds it, or the fixed dt), which becomes `params.dt`; the clock advances by it.
+    pub fn choose_dt(&mut self) {
+        let rho0 = self.params.rest_density as f64;
+        let (mut vmax, mut amax, mut err, mut n) = (0.0f64, 0.0f64, 0.0, 0usize);
+        for i in (0..self.n_particles()).filter(|&i| self.is_fluid(i)) {
+            let v = &self.vel_rho[i];
+            let a = &self.acc[i];
+            vmax = vmax.max((v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt());
+            amax = amax.max((a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt());
+            err += ((v[3] - rho0).max(0.0) / rho0).min(1.0);
+            n += 1;
+        }
+        let p = &self.params;
+        let dt = if p.adaptive != 0 {
+            let a = crate::physics::AdaptiveDt {
+                solver: p.solver,
+                h: p.h as f64,
+                sound_speed: p.sound_speed as f64,
+                cfl: p.cfl as f64,
+                dt_min: p.dt_min as f64,
+                dt_max: p.dt_max as f64,
+            };
+            crate::physics::adaptive_dt(a, vmax, amax) as f32
+        } else {
+            p.dt
+        };
+        self.params.dt = dt;
+        self.time += dt as f64;
+        self.last.dt = dt as f64;
+        self.last.max_speed = vmax;
+        self.last.max_acc = amax;
+        self.last.density_error = if n > 0 { err / n as f64 } else { 0.0 };
     }
 
     /// The emitters at the end of a step (docs/PHYSICS.md, "Emitters"): each emitter in its

@@ -1,0 +1,141 @@
+//! The DFSPH passes in f64 (docs/PHYSICS.md, "DFSPH"; Bender & Koschier 2017): density and
+//! factor, the two solves, the velocity prediction — the twin of dfsph.factor, dfsph.source,
+//! dfsph.update, dfsph.control and dfsph.predict, sum by sum.
+
+use super::sph::RefSim;
+
+impl RefSim {
+    /// dfsph.factor: `ρ_i` as [`RefSim::compute_density`] and `factor_i = 1/D_i` with
+    /// `D_i = |Σ_j m_j ∇W_ij|² + Σ_{j fluid} |m_j ∇W_ij|²` (`j ≠ i`, boundary weighing in with
+    /// ψ = |w| in the first sum), 0 where `D_i = 0`.
+    pub fn compute_density_and_factor(&mut self, nb: &[Vec<u32>]) {
+        self.compute_density(nb);
+        let k = self.kernel();
+        for (i, list) in nb.iter().enumerate() {
+            if !self.is_fluid(i) {
+                continue;
+            }
+            let (mut g, mut g2) = ([0.0f64; 3], 0.0);
+            for &j in list {
+                let j = j as usize;
+                if let Some((m, grad)) = self.pair(&k, i, j) {
+                    let t = [m * grad[0], m * grad[1], m * grad[2]];
+                    for d in 0..3 {
+                        g[d] += t[d];
+                    }
+                    if self.is_fluid(j) {
+                        g2 += t[0] * t[0] + t[1] * t[1] + t[2] * t[2];
+                    }
+                }
+            }
+            let d = g[0] * g[0] + g[1] * g[1] + g[2] * g[2] + g2;
+            self.factor[i] = if d > 0.0 { 1.0 / d } else { 0.0 };
+        }
+    }
+
+    /// `(m_j, ∇W_ij)` for a neighbour `j ≠ i` with `0 < r² < h²` (the force pass's test), `m_j = |w_j|`.
+    fn pair(&self, k: &super::CubicKernel, i: usize, j: usize) -> Option<(f64, [f64; 3])> {
+        if i == j || self.pos_mass[j][3] == 0.0 {
+            return None;
+        }
+        let (xi, xj) = (&self.pos_mass[i], &self.pos_mass[j]);
+        let x = [xi[0] - xj[0], xi[1] - xj[1], xi[2] - xj[2]];
+        let r2 = x[0] * x[0] + x[1] * x[1] + x[2] * x[2];
+        if !(r2 > 1e-12 * k.h2 && r2 < k.h2) {
+            return None;
+        }
+        Some((xj[3].abs(), k.grad_r(x, r2.sqrt())))
+    }
+
+    /// dfsph.predict: `v* = v + dt a` for fluid.
+    pub fn predict(&mut self) {
+        let dt = self.params.dt as f64;
+        for i in 0..self.n_particles() {
+            if self.is_fluid(i) {
+                for d in 0..3 {
+                    self.vel_rho[i][d] += dt * self.acc[i][d];
+                }
+            }
+        }
+    }
+
+    /// One source (dfsph.source): `s_i = max(0, [ρ_i − ρ0]_density + dt Σ_j m_j (v_i − v_j)·∇W_ij)`
+    /// (boundary at rest), `κ_i = s_i factor_i / dt²`; returns the mean of `min(s_i/ρ0, 1)`
+    /// over fluid.
+    pub fn source(&mut self, nb: &[Vec<u32>], density: bool) -> f64 {
+        let k = self.kernel();
+        let dt = self.params.dt as f64;
+        let rho0 = self.params.rest_density as f64;
+        let (mut sum, mut n) = (0.0, 0usize);
+        for (i, list) in nb.iter().enumerate() {
+            if !self.is_fluid(i) {
+                continue;
+            }
+            let vi = self.vel_rho[i];
+            let mut div = 0.0;
+            for &j in list {
+                let j = j as usize;
+                if let Some((m, grad)) = self.pair(&k, i, j) {
+                    let vj = if self.is_fluid(j) { self.vel_rho[j] } else { [0.0; 4] };
+                    let dv = [vi[0] - vj[0], vi[1] - vj[1], vi[2] - vj[2]];
+                    div += m * (dv[0] * grad[0] + dv[1] * grad[1] + dv[2] * grad[2]);
+                }
+            }
+            let mut s = dt * div;
+            if density {
+                s += vi[3] - rho0;
+            }
+            let s = s.max(0.0);
+            self.kappa[i] = s * self.factor[i] / (dt * dt);
+            sum += (s / rho0).min(1.0);
+            n += 1;
+        }
+        if n > 0 { sum / n as f64 } else { 0.0 }
+    }
+
+    /// One update (dfsph.update): `v_i −= dt Σ_{j fluid} m_j (κ_i + κ_j) ∇W_ij + dt Σ_b ψ_b κ_i ∇W_ib`.
+    pub fn update(&mut self, nb: &[Vec<u32>]) {
+        let k = self.kernel();
+        let dt = self.params.dt as f64;
+        let mut dv = vec![[0.0f64; 3]; self.n_particles()];
+        for (i, list) in nb.iter().enumerate() {
+            if !self.is_fluid(i) {
+                continue;
+            }
+            for &j in list {
+                let j = j as usize;
+                if let Some((m, grad)) = self.pair(&k, i, j) {
+                    let kk = self.kappa[i] + if self.is_fluid(j) { self.kappa[j] } else { 0.0 };
+                    for d in 0..3 {
+                        dv[i][d] += m * kk * grad[d];
+                    }
+                }
+            }
+        }
+        for (i, dv) in dv.iter().enumerate() {
+            if self.is_fluid(i) {
+                for d in 0..3 {
+                    self.vel_rho[i][d] -= dt * dv[d];
+                }
+            }
+        }
+    }
+
+    /// A solve as dfsph.control drives it: a source, and while its mean error is above the
+    /// tolerance and fewer than `max_iterations` updates are done, an update and another source.
+    /// Returns the updates done and the last mean error.
+    pub fn solve(&mut self, nb: &[Vec<u32>], density: bool) -> (u32, f64) {
+        let p = &self.params;
+        let tolerance = if density { p.density_tolerance } else { p.divergence_tolerance } as f64;
+        let max = p.max_iterations;
+        let mut done = 0;
+        loop {
+            let err = self.source(nb, density);
+            if err <= tolerance || done >= max {
+                return (done, err);
+            }
+            self.update(nb);
+            done += 1;
+        }
+    }
+}
