@@ -290,3 +290,188 @@ pub fn all_pairs(gpu: &Gpu, scene: &Scene, options: SimOptions, repeats: u32) ->
         grid_step_ms: grid.step_ms,
     })
 }
+
+/// A solver and time-step setting of the realtime benchmark.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+pub enum Realtime {
+    /// WCSPH at the benchmark case's fixed dt.
+    WcsphFixed,
+    /// WCSPH with an adaptive dt.
+    WcsphAdaptive,
+    /// DFSPH with an adaptive dt.
+    DfsphAdaptive,
+}
+
+/// The adaptive range of the realtime benchmark: dt in [1e-5, 5e-3] s, CFL 0.4.
+pub const REALTIME_STEP: crate::scene::TimeStep = crate::scene::TimeStep::Adaptive { min: 1e-5, max: 5e-3, cfl: 0.4 };
+
+impl Realtime {
+    /// The benchmark scene with this setting (and, for DFSPH, the density tolerance).
+    pub fn apply(self, scene: &Scene, tolerance: Option<f32>) -> Scene {
+        let mut s = scene.clone();
+        match self {
+            Realtime::WcsphFixed => {}
+            Realtime::WcsphAdaptive => s.physics.time_step = REALTIME_STEP,
+            Realtime::DfsphAdaptive => {
+                s.physics.time_step = REALTIME_STEP;
+                s.physics.solver = crate::scene::Solver::Dfsph;
+                if let Some(t) = tolerance {
+                    s.physics.dfsph.tolerance = t;
+                }
+            }
+        }
+        s
+    }
+}
+
+/// What a realtime run measured: simulated seconds per wall second over the first `sim_time`
+/// simulated seconds, and the density error and iterations each step reached.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct RealtimeResult {
+    pub variant: String,
+    pub fluid_particles: u32,
+    pub steps: u64,
+    pub sim_seconds: f64,
+    pub wall_seconds: f64,
+    /// Simulated seconds per wall second.
+    pub realtime: f64,
+    pub dt_min: f64,
+    pub dt_mean: f64,
+    pub dt_max: f64,
+    /// Mean compression over the fluid (`Diagnostics::density_error`), averaged over the steps,
+    /// and its largest value in any step.
+    pub density_error_mean: f64,
+    pub density_error_max: f64,
+    /// DFSPH: pressure and divergence iterations per step, mean and most.
+    pub pressure_iterations_mean: f64,
+    pub pressure_iterations_max: u32,
+    pub divergence_iterations_mean: f64,
+    pub divergence_iterations_max: u32,
+    pub wall_clamps: u32,
+}
+
+/// Runs `scene` until `sim_time` simulated seconds, in submits of `batch` steps with one batch
+/// always queued behind the one being read; every step's diagnostics are copied into a log that
+/// is read per batch (no wait inside a batch). Wall time runs from the first submit to the
+/// completion of the batch that reaches `sim_time`.
+pub fn realtime(
+    gpu: &Gpu,
+    scene: &Scene,
+    options: SimOptions,
+    sim_time: f64,
+    batch: u32,
+    variant: &str,
+    progress: bool,
+) -> anyhow::Result<RealtimeResult> {
+    use crate::sim::params::Diagnostics;
+    let state = setup::build_checked(scene, gpu)?;
+    let mut sim = Sim::new(gpu, &state, options)?;
+    let word = std::mem::size_of::<Diagnostics>() as u64;
+    let logs: Vec<wgpu::Buffer> = (0..2)
+        .map(|i| {
+            gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(&format!("bench.realtime.log.{i}")),
+                size: batch as u64 * word,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        })
+        .collect();
+    let submit = |sim: &mut Sim, log: &wgpu::Buffer| {
+        let mut enc = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("bench.realtime") });
+        for k in 0..batch {
+            sim.record_step(&mut enc);
+            sim.record_diagnostics_copy(&mut enc, log, k as u64 * word);
+        }
+        gpu.queue.submit([enc.finish()]);
+    };
+    let t0 = Instant::now();
+    submit(&mut sim, &logs[0]);
+    let mut cur = 0;
+    let mut steps = 0u64;
+    let (mut dt_min, mut dt_max, mut err_sum, mut err_max) = (f64::MAX, 0.0f64, 0.0, 0.0f64);
+    let (mut p_sum, mut p_max, mut d_sum, mut d_max) = (0u64, 0u32, 0u64, 0u32);
+    let mut last = Diagnostics::default();
+    let wall = loop {
+        // queue the next batch, then read this one
+        submit(&mut sim, &logs[1 - cur]);
+        let slice = logs[cur].slice(..);
+        slice.map_async(wgpu::MapMode::Read, |r| r.expect("map the realtime log"));
+        wait(gpu);
+        let wall = t0.elapsed().as_secs_f64();
+        {
+            let bytes = slice.get_mapped_range().map_err(|e| anyhow::anyhow!("{variant}: cannot read the step log: {e}"))?;
+            for d in bytemuck::cast_slice::<u8, Diagnostics>(&bytes) {
+                steps += 1;
+                let dt = d.dt as f64;
+                dt_min = dt_min.min(dt);
+                dt_max = dt_max.max(dt);
+                err_sum += d.density_error as f64;
+                err_max = err_max.max(d.density_error as f64);
+                p_sum += d.pressure_iterations as u64;
+                p_max = p_max.max(d.pressure_iterations);
+                d_sum += d.divergence_iterations as u64;
+                d_max = d_max.max(d.divergence_iterations);
+                last = *d;
+            }
+        }
+        logs[cur].unmap();
+        anyhow::ensure!(last.non_finite == 0, "{variant}: {} particles went non-finite", last.non_finite);
+        if progress {
+            eprint!("\r{variant}: t = {:.3} s of {sim_time} s, {steps} steps, {:.1} s wall   ", last.sim_time(), wall);
+            let _ = std::io::stderr().flush();
+        }
+        if last.sim_time() >= sim_time {
+            break wall;
+        }
+        cur = 1 - cur;
+    };
+    wait(gpu);
+    if progress {
+        eprintln!();
+    }
+    let n = steps as f64;
+    Ok(RealtimeResult {
+        variant: variant.to_string(),
+        fluid_particles: state.n_fluid,
+        steps,
+        sim_seconds: last.sim_time(),
+        wall_seconds: wall,
+        realtime: last.sim_time() / wall,
+        dt_min,
+        dt_mean: last.sim_time() / n,
+        dt_max,
+        density_error_mean: err_sum / n,
+        density_error_max: err_max,
+        pressure_iterations_mean: p_sum as f64 / n,
+        pressure_iterations_max: p_max,
+        divergence_iterations_mean: d_sum as f64 / n,
+        divergence_iterations_max: d_max,
+        wall_clamps: last.wall_clamps,
+    })
+}
+
+/// Table of realtime results.
+pub fn realtime_table(results: &[RealtimeResult]) -> String {
+    let mut s = format!(
+        "{:<34} {:>9} {:>7} {:>8} {:>8} {:>9} {:>20} {:>9} {:>9} {:>13} {:>13}\n",
+        "variant", "fluid", "steps", "sim s", "wall s", "sim s/s", "dt min/mean/max ms", "ρ err %", "max %", "p-iter mean/max", "div mean/max"
+    );
+    for r in results {
+        s.push_str(&format!(
+            "{:<34} {:>9} {:>7} {:>8.3} {:>8.2} {:>9.3} {:>20} {:>9.3} {:>9.3} {:>13} {:>13}\n",
+            r.variant,
+            r.fluid_particles,
+            r.steps,
+            r.sim_seconds,
+            r.wall_seconds,
+            r.realtime,
+            format!("{:.3}/{:.3}/{:.3}", r.dt_min * 1e3, r.dt_mean * 1e3, r.dt_max * 1e3),
+            r.density_error_mean * 100.0,
+            r.density_error_max * 100.0,
+            format!("{:.1}/{}", r.pressure_iterations_mean, r.pressure_iterations_max),
+            format!("{:.1}/{}", r.divergence_iterations_mean, r.divergence_iterations_max),
+        ));
+    }
+    s
+}

@@ -74,6 +74,17 @@ struct BenchArgs {
     /// Print the results as JSON on stdout instead of a table.
     #[arg(long)]
     json: bool,
+    /// Instead of timing steps: run the benchmark dam break for its first `--sim-time` simulated
+    /// seconds with these solver and time-step settings and report simulated seconds per wall
+    /// second, with the density error and iterations reached (comma separated).
+    #[arg(long, value_delimiter = ',')]
+    realtime: Vec<bench::Realtime>,
+    /// Simulated seconds of a realtime run.
+    #[arg(long, default_value_t = 1.0)]
+    sim_time: f64,
+    /// DFSPH density tolerances of the realtime runs (comma separated). Default: the scene's.
+    #[arg(long, value_delimiter = ',')]
+    tolerance: Vec<f32>,
 }
 
 /// A variant that is either compiled in or not.
@@ -132,11 +143,50 @@ fn main() -> ExitCode {
     }
 }
 
+fn run_realtime(gpu: &Gpu, a: &BenchArgs) -> anyhow::Result<()> {
+    anyhow::ensure!(a.sim_time > 0.0 && a.sim_time.is_finite(), "--sim-time {} is out of range: allowed (0, inf) s", a.sim_time);
+    let limit = rillet::scene::limits::DFSPH_TOLERANCE;
+    for &t in &a.tolerance {
+        anyhow::ensure!(limit.contains(t), "--tolerance {t} is out of range: allowed {}", limit.allowed());
+    }
+    let tolerances: Vec<Option<f32>> = if a.tolerance.is_empty() { vec![None] } else { a.tolerance.iter().map(|&t| Some(t)).collect() };
+    let mut results = Vec::new();
+    for count in &a.particles {
+        let n = bench::parse_count(count).map_err(anyhow::Error::msg)?;
+        let base = bench::bench_scene(n);
+        for &setting in &a.realtime {
+            let tols = if setting == bench::Realtime::DfsphAdaptive { tolerances.clone() } else { vec![None] };
+            for tol in tols {
+                let scene = setting.apply(&base, tol);
+                scene.validate("benchmark scene")?;
+                let name = clap::ValueEnum::to_possible_value(&setting).map(|v| v.get_name().to_string()).unwrap_or_default();
+                let variant = match tol {
+                    Some(t) => format!("{count} {name} tol {t}"),
+                    None => format!("{count} {name}"),
+                };
+                let options = rillet::scene::setup::sim_options(&scene);
+                results.push(bench::realtime(gpu, &scene, options, a.sim_time, a.batch.max(1), &variant, true)?);
+            }
+        }
+    }
+    if a.json {
+        let doc = serde_json::json!({ "adapter": gpu.describe(), "realtime": results });
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+    } else {
+        println!("adapter: {}", gpu.describe());
+        print!("{}", bench::realtime_table(&results));
+    }
+    Ok(())
+}
+
 fn run_bench(a: BenchArgs) -> anyhow::Result<()> {
     let gpu = Gpu::headless()?;
     eprintln!("adapter: {}", gpu.describe());
     if !gpu.has_timestamps() {
         eprintln!("note: no timestamp queries on this adapter: per-pass times are n/a, step time is wall clock");
+    }
+    if !a.realtime.is_empty() {
+        return run_realtime(&gpu, &a);
     }
     let cfg = BenchConfig { warmup: a.warmup, steps: a.steps.max(1), batch: a.batch.max(1) };
     let mut results = Vec::new();
