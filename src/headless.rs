@@ -8,8 +8,9 @@
 //! - `probes.csv`: one row per probe (header in the first line), written as the run goes;
 //! - `profile.csv`: the vertical profile (density and Tait pressure per layer of one spacing),
 //!   averaged over the probes of the last `--profile-fraction` of the run;
-//! - `run.json`: what ran (scene, resolution, dt, speed of sound, adapter, timing), written at
-//!   the start (outcome `running`) and at the end;
+//! - `run.json`: what ran (scene, resolution, solver, dt, speed of sound, adapter, timing),
+//!   written at the start (outcome `running`) and at the end (with the simulated time reached and
+//!   the dt seen);
 //! - `particles/`: the exported frames (`--export`, [`crate::export`]);
 //! - `checkpoint.bin`: the state to resume from (`--checkpoint-every`, an interruption;
 //!   [`crate::checkpoint`]).
@@ -170,7 +171,15 @@ pub struct RunMeta {
     pub flow: Option<FlowTotals>,
     pub spacing: f32,
     pub h: f32,
+    /// The scene's dt (s): every step's when the time step is fixed, the first step's when it is
+    /// adaptive.
     pub dt: f32,
+    /// The pressure solver: "WCSPH" or "DFSPH".
+    #[serde(default = "default_solver")]
+    pub solver: String,
+    /// "fixed" or "adaptive".
+    #[serde(default = "default_time_step")]
+    pub time_step: String,
     pub sound_speed: f32,
     pub stiffness: f32,
     pub rest_density: f32,
@@ -216,6 +225,32 @@ pub struct RunMeta {
     /// The step this run was resumed from, if it was.
     #[serde(default)]
     pub resumed_from: Option<u64>,
+    /// Simulated seconds reached (at the start: where the run starts).
+    #[serde(default)]
+    pub sim_time: f64,
+    /// The steps' dt over the probe rows (s): smallest, largest and mean (0 before the end, and
+    /// in files older than these fields).
+    #[serde(default)]
+    pub dt_min_seen: f64,
+    #[serde(default)]
+    pub dt_max_seen: f64,
+    #[serde(default)]
+    pub dt_mean: f64,
+    /// DFSPH: the most pressure-solve iterations of a step over the probe rows (0 for WCSPH).
+    #[serde(default)]
+    pub max_pressure_iterations_seen: u32,
+}
+
+/// The dt statistics of run.json over probe rows: (smallest, largest, mean); rows without a dt
+/// (written before the column existed) are left out.
+pub fn dt_seen(rows: &[ProbeRow]) -> (f64, f64, f64) {
+    let dts: Vec<f64> = rows.iter().map(|r| r.dt).filter(|&dt| dt > 0.0).collect();
+    if dts.is_empty() {
+        return (0.0, 0.0, 0.0);
+    }
+    let min = dts.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = dts.iter().copied().fold(0.0, f64::max);
+    (min, max, dts.iter().sum::<f64>() / dts.len() as f64)
 }
 
 /// What a run exported (run.json).
@@ -236,6 +271,16 @@ fn completed() -> String {
 
 fn default_profile_fraction() -> f64 {
     0.1
+}
+
+/// The solver of a run.json written before the field (WCSPH was the only one).
+fn default_solver() -> String {
+    "WCSPH".to_string()
+}
+
+/// The time step of a run.json written before the field (it was always fixed).
+fn default_time_step() -> String {
+    "fixed".to_string()
 }
 
 /// [`RunMeta::outcome`] while the run goes on (and of a run that died without a word).
@@ -419,6 +464,20 @@ fn finish_run(r: RunResult, out: &Path, scene: &Scene) -> anyhow::Result<()> {
         scene.grid.capacity,
         last.overflows,
     );
+    if r.meta.time_step != "fixed" || r.meta.solver != "WCSPH" {
+        let m = &r.meta;
+        let iterations = if m.solver == "DFSPH" {
+            format!(", at most {} pressure iterations a step", m.max_pressure_iterations_seen)
+        } else {
+            String::new()
+        };
+        let dt = if m.time_step == "adaptive" {
+            format!("adaptive dt: {:.3e} to {:.3e} s over the probes (mean {:.3e} s)", m.dt_min_seen, m.dt_max_seen, m.dt_mean)
+        } else {
+            format!("fixed dt {} s", m.dt)
+        };
+        eprintln!("{}, {dt}{iterations}", m.solver);
+    }
     if !scene.solids.is_empty() {
         let most = r.rows.iter().map(|row| row.inside_solids).max().unwrap_or(0);
         eprintln!("fluid particles inside solids (leaks): {} now, at most {most} at any probe", last.inside_solids);
@@ -503,6 +562,7 @@ pub fn run_scene(
             state.pos_mass.clone_from(&c.pos_mass);
             state.vel_rho.clone_from(&c.vel_rho);
             state.step = c.step;
+            state.time = c.time;
             Some(c.step)
         }
     };
@@ -511,8 +571,13 @@ pub fn run_scene(
     let setup = ProbeSetup::new(&params, scene.physics.spacing, &cfg.gauges).with_point_gauges(&cfg.point_gauges);
     let solids = crate::scene::bodies::SolidMask::new(scene);
     let every = cfg.every.max(1);
-    let dt = params.dt as f64;
     let hash = scene_hash(scene);
+    // simulated time after `step` steps: step·dt for a fixed dt; an adaptive dt's GPU clock
+    // needs the diagnostics of that step
+    let clock = |sim: &Sim, step: u64| {
+        let d = if sim.is_adaptive() { sim.read_diagnostics() } else { Default::default() };
+        sim.time_at(step, &d)
+    };
 
     // probes.csv: a new file, or the resumed one cut back to the checkpoint's step
     let mut rows = Vec::new();
@@ -541,7 +606,7 @@ pub fn run_scene(
                         rows.push(row);
                     }
                 }
-                series = read_series(&dir.join(EXPORT_FOLDER).join("particles.pvd"), from, dt);
+                series = read_series(&dir.join(EXPORT_FOLDER).join("particles.pvd"), from);
             }
             write_whole(&path, format!("{}\n", kept.join("\n")).as_bytes())?;
             Some(CsvFile::append(&path)?)
@@ -552,19 +617,22 @@ pub fn run_scene(
     let label = if scene.name.is_empty() { scene_label.to_string() } else { scene.name.clone() };
     if cfg.progress {
         eprintln!(
-            "{label}: {} fluid + {} boundary particles, spacing {} m, dt {} s, c {:.2} m/s, {} steps on {}",
+            "{label}: {} fluid + {} boundary particles, spacing {} m, {}, {}, c {:.2} m/s, {} steps on {}",
             state.n_fluid,
             state.n_boundary(),
             scene.physics.spacing,
-            params.dt,
+            solver_name(&sim),
+            time_step_words(&params),
             params.sound_speed,
             cfg.steps,
             gpu.describe()
         );
     }
     let mut warnings = Vec::new();
+    // dt·c/h bounds a WCSPH step of a fixed dt; an adaptive step keeps its own CFL number, and
+    // DFSPH carries no sound
     let cfl = crate::physics::cfl(params.dt as f64, params.sound_speed as f64, params.h as f64);
-    if cfl > crate::scene::limits::CFL_RECOMMENDED {
+    if !sim.is_dfsph() && !sim.is_adaptive() && cfl > crate::scene::limits::CFL_RECOMMENDED {
         let w = format!(
             "warning: CFL dt·c/h = {cfl:.3} is above the recommended {} (c = {:.2} m/s): the step may be unstable",
             crate::scene::limits::CFL_RECOMMENDED,
@@ -605,6 +673,8 @@ pub fn run_scene(
         spacing: scene.physics.spacing,
         h: params.h,
         dt: params.dt,
+        solver: solver_name(&sim).to_string(),
+        time_step: if sim.is_adaptive() { "adaptive" } else { "fixed" }.to_string(),
         sound_speed: params.sound_speed,
         stiffness: params.stiffness,
         rest_density: params.rest_density,
@@ -635,6 +705,11 @@ pub fn run_scene(
         export: None,
         checkpoint_every: cfg.checkpoint_every,
         resumed_from: resumed,
+        sim_time: state.time,
+        dt_min_seen: 0.0,
+        dt_max_seen: 0.0,
+        dt_mean: 0.0,
+        max_pressure_iterations_seen: 0,
     };
     if let Some(dir) = out {
         write_whole(&dir.join("run.json"), serde_json::to_string_pretty(&meta_at_start)?.as_bytes())?;
@@ -650,9 +725,14 @@ pub fn run_scene(
     };
     let export_every = cfg.export_every.max(1);
     let next = |s: u64, k: u64| (s / k + 1) * k;
+    let mut sim_time;
     loop {
         let p = sim.read_particles();
-        let time = step as f64 * dt;
+        // the diagnostics of this very step: its time (the GPU clock, for an adaptive dt), the
+        // probe row's counters and the checkpoint's
+        let d = sim.read_diagnostics();
+        let time = sim.time_at(step, &d);
+        sim_time = time;
         let interrupted = stop_requested();
         // a resumed run has its first step's rows and frames already
         let fresh = done != Some(step);
@@ -670,7 +750,6 @@ pub fn run_scene(
             }
         }
         if fresh && (step.is_multiple_of(every) || step == cfg.steps || interrupted) {
-            let d = sim.read_diagnostics();
             let mut row = probe::measure(&setup, &p, step, time);
             let delta = guards.update(&d, step);
             row.wall_clamps = guards.wall_clamps;
@@ -679,6 +758,7 @@ pub fn run_scene(
             row.max_per_cell = d.max_per_cell;
             row.overflows = d.overflows;
             [row.outflow, row.emitted, row.starved] = flow(&d);
+            row.set_step_columns(&d);
             if !solids.is_empty() {
                 row.inside_solids = probe::fluid(&p).filter(|(x, ..)| solids.contains(glam::DVec3::from(*x))).count() as u32;
             }
@@ -721,7 +801,6 @@ pub fn run_scene(
             && ((fresh && checkpoint_due) || interrupted)
         {
             // the guard counters up to this very step (the last probe row may be older)
-            let d = sim.read_diagnostics();
             let (clamps, non_finite) = guards.peek(&d);
             let mut c = Checkpoint::new(&p, hash, step, time, params.n_fluid, clamps, non_finite);
             c.flow = flow(&d);
@@ -747,7 +826,9 @@ pub fn run_scene(
             sim.run(k);
             gpu.device.poll(wgpu::PollType::wait_indefinitely()).context("GPU wait")?;
             step += k as u64;
-            bar.update(step, step as f64 * dt);
+            if cfg.progress {
+                bar.update(step, clock(&sim, step));
+            }
         }
     }
     let export = match exporter {
@@ -762,6 +843,7 @@ pub fn run_scene(
     };
     bar.finish();
     let wall = t0.elapsed().as_secs_f64();
+    let (dt_min_seen, dt_max_seen, dt_mean) = dt_seen(&rows);
     let meta = RunMeta {
         profile_snapshots: profile.snapshots,
         surface_height: profile.surface(),
@@ -772,6 +854,11 @@ pub fn run_scene(
         warnings,
         export,
         flow: rows.last().map(|r| FlowTotals { fluid_particles: r.fluid_particles, outflow: r.outflow, emitted: r.emitted, starved: r.starved }),
+        sim_time,
+        dt_min_seen,
+        dt_max_seen,
+        dt_mean,
+        max_pressure_iterations_seen: rows.iter().map(|r| r.pressure_iterations).max().unwrap_or(0),
         ..meta_at_start
     };
     let result = RunResult { meta, rows, profile: profile.bins(), stopped };
@@ -810,16 +897,28 @@ impl CsvFile {
 }
 
 /// The `.pvd` entries of a resumed export up to step `to` (an entry's step is read from its file
-/// name, `particles-SSSSSSSS.vtu`); none when there is no collection.
-fn read_series(pvd: &Path, to: u64, dt: f64) -> Vec<(f64, String)> {
+/// name, `particles-SSSSSSSS.vtu`, its time from its `timestep`: an adaptive dt's times are no
+/// multiple of the step); none when there is no collection.
+fn read_series(pvd: &Path, to: u64) -> Vec<(f64, String)> {
     let Ok(text) = std::fs::read_to_string(pvd) else { return vec![] };
     text.lines()
         .filter_map(|l| {
             let file = l.split("file=\"").nth(1)?.split('"').next()?.to_string();
+            let time: f64 = l.split("timestep=\"").nth(1)?.split('"').next()?.parse().ok()?;
             let step: u64 = file.strip_prefix("particles-")?.strip_suffix(".vtu")?.parse().ok()?;
-            (step <= to).then_some((step as f64 * dt, file))
+            (step <= to).then_some((time, file))
         })
         .collect()
+}
+
+/// "WCSPH" or "DFSPH" (the scene's spelling).
+fn solver_name(sim: &Sim) -> &'static str {
+    if sim.is_dfsph() { "DFSPH" } else { "WCSPH" }
+}
+
+/// The time step in words: "dt adaptive in [min, max] s, cfl X" or "dt X s".
+pub fn time_step_words(p: &crate::sim::params::SimParams) -> String {
+    if p.adaptive != 0 { format!("dt adaptive in [{}, {}] s, cfl {}", p.dt_min, p.dt_max, p.cfl) } else { format!("dt {} s", p.dt) }
 }
 
 fn write_profile(path: &Path, bins: &[ProfileBin]) -> anyhow::Result<()> {
@@ -967,6 +1066,58 @@ mod tests {
         let d = utc_date();
         assert_eq!(d.len(), 10);
         assert!(d.starts_with("20"), "{d}");
+    }
+
+    /// A run.json written before the solver and time-step fields reads as the WCSPH run with a
+    /// fixed dt it was.
+    #[test]
+    fn an_older_run_json_reads_with_the_fields_it_lacked() {
+        let old = r#"{"scene": "s.ron", "name": "s", "adapter": "a", "rillet_version": "0.1.0", "date": "2024-01-01",
+            "fluid_particles": 10, "boundary_particles": 5, "spacing": 0.02, "h": 0.04, "dt": 0.0004, "sound_speed": 30.0,
+            "stiffness": 1.0e5, "rest_density": 1000.0, "viscosity": 0.1, "wall_viscosity": 0.0, "gravity": [0.0, -9.81, 0.0],
+            "domain_min": [0.0, 0.0, 0.0], "domain_max": [1.0, 1.0, 1.0], "fluid_blocks": [], "velocities": [], "gauges": [],
+            "steps": 100, "every": 10, "profile_snapshots": 1, "wall_seconds": 1.0, "ms_per_step": 10.0}"#;
+        let meta: RunMeta = serde_json::from_str(old).unwrap();
+        assert_eq!((meta.solver.as_str(), meta.time_step.as_str()), ("WCSPH", "fixed"));
+        assert_eq!((meta.sim_time, meta.dt_mean, meta.max_pressure_iterations_seen), (0.0, 0.0, 0));
+        let again: RunMeta = serde_json::from_str(&serde_json::to_string(&meta).unwrap()).unwrap();
+        assert_eq!(again.solver, "WCSPH");
+    }
+
+    /// The dt statistics leave out rows without a dt (older rows of a resumed run).
+    #[test]
+    fn dt_seen_over_the_rows_that_have_one() {
+        let row = |dt| ProbeRow { dt, ..Default::default() };
+        assert_eq!(dt_seen(&[]), (0.0, 0.0, 0.0));
+        let (min, max, mean) = dt_seen(&[row(0.0), row(1e-4), row(3e-4)]);
+        assert_eq!((min, max), (1e-4, 3e-4));
+        assert!((mean - 2e-4).abs() < 1e-15, "{mean}");
+    }
+
+    /// A resumed export keeps its frames' times as written (an adaptive dt's are no multiple of
+    /// the step), up to the checkpoint's step.
+    #[test]
+    fn the_export_series_keeps_its_times() {
+        let dir = std::env::temp_dir().join(format!("rillet-series-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let pvd = dir.join("particles.pvd");
+        let frames = vec![
+            (0.0, "particles-00000000.vtu".to_string()),
+            (0.0123456789, "particles-00000050.vtu".to_string()),
+            (0.031, "particles-00000100.vtu".to_string()),
+        ];
+        std::fs::write(&pvd, crate::export::pvd(&frames)).unwrap();
+        assert_eq!(read_series(&pvd, 50), frames[..2]);
+        assert_eq!(read_series(&dir.join("none.pvd"), 50), vec![]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn time_step_in_words() {
+        let mut p = crate::sim::params::SimParams { dt: 4e-4, dt_min: 1e-5, dt_max: 1e-3, cfl: 0.4, ..Default::default() };
+        assert_eq!(time_step_words(&p), "dt 0.0004 s");
+        p.adaptive = 1;
+        assert_eq!(time_step_words(&p), "dt adaptive in [0.00001, 0.001] s, cfl 0.4");
     }
 
     #[test]

@@ -137,6 +137,18 @@ pub struct ProbeRow {
     pub emitted: u64,
     /// Particles the emitters could not create for want of room since the start (GPU counter).
     pub starved: u64,
+    /// The last step's dt (s; GPU diagnostics: fixed, or what an adaptive step chose).
+    pub dt: f64,
+    /// Fastest fluid particle at the last step's density pass (m/s; GPU diagnostics, column
+    /// `max_speed`; [`ProbeRow::max_speed`] is the readback's, after the step).
+    pub step_max_speed: f64,
+    /// Mean compression max(ρ − ρ0, 0)/ρ0 over fluid at the last step's density pass (GPU).
+    pub density_error: f64,
+    /// DFSPH: velocity updates of the last step's pressure and divergence solves (0 for WCSPH).
+    pub pressure_iterations: u32,
+    pub divergence_iterations: u32,
+    /// DFSPH: the mean predicted compression the last pressure solve reached (0 for WCSPH).
+    pub solver_error: f64,
 }
 
 /// Neighbours are counted within this fraction of h: the kernel vanishes at h, and lattice sites
@@ -167,6 +179,7 @@ impl ProbeRow {
         s.push_str(",max_speed_m_s,min_wall_distance_m,wall_clamps,non_finite,outside");
         s.push_str(",max_density_error_bulk,spray,max_compression,wall_clamps_per_step,max_per_cell,overflows,inside_solids");
         s.push_str(",fluid_particles,outflow,emitted,starved");
+        s.push_str(",dt,max_speed,density_error,pressure_iterations,divergence_iterations,solver_error");
         s
     }
 
@@ -188,15 +201,20 @@ impl ProbeRow {
         ));
         s.push_str(&format!(",{}", self.inside_solids));
         s.push_str(&format!(",{},{},{},{}", self.fluid_particles, self.outflow, self.emitted, self.starved));
+        s.push_str(&format!(
+            ",{:.6e},{:.6},{:.6e},{},{},{:.6e}",
+            self.dt, self.step_max_speed, self.density_error, self.pressure_iterations, self.divergence_iterations, self.solver_error
+        ));
         s
     }
 
     /// Parses a line written by [`ProbeRow::csv`] with `n_gauges` gauges (also one written
-    /// before the `inside_solids` column or before the flow columns, which then read 0).
+    /// before the `inside_solids` column, the flow columns or the step columns — `dt` to
+    /// `solver_error` — which then read 0).
     pub fn parse(line: &str, n_gauges: usize) -> Option<ProbeRow> {
         let f: Vec<&str> = line.trim().split(',').collect();
         let base = 3 + n_gauges + 3 + 6 + 5 + 6;
-        if ![base, base + 1, base + 5].contains(&f.len()) {
+        if ![base, base + 1, base + 5, base + 11].contains(&f.len()) {
             return None;
         }
         let num = |i: usize| f[i].parse::<f64>().ok();
@@ -233,13 +251,31 @@ impl ProbeRow {
         if f.len() > base {
             row.inside_solids = next()? as u32;
         }
-        if f.len() == base + 5 {
+        if f.len() >= base + 5 {
             row.fluid_particles = next()? as u64;
             row.outflow = next()? as u64;
             row.emitted = next()? as u64;
             row.starved = next()? as u64;
         }
+        if f.len() == base + 11 {
+            row.dt = next()?;
+            row.step_max_speed = next()?;
+            row.density_error = next()?;
+            row.pressure_iterations = next()? as u32;
+            row.divergence_iterations = next()? as u32;
+            row.solver_error = next()?;
+        }
         Some(row)
+    }
+
+    /// Fills the step columns (`dt` to `solver_error`) from the diagnostics read at this row.
+    pub fn set_step_columns(&mut self, d: &crate::sim::params::Diagnostics) {
+        self.dt = d.dt as f64;
+        self.step_max_speed = d.max_speed as f64;
+        self.density_error = d.density_error as f64;
+        self.pressure_iterations = d.pressure_iterations;
+        self.divergence_iterations = d.divergence_iterations;
+        self.solver_error = d.solver_error as f64;
     }
 }
 
@@ -728,20 +764,42 @@ mod tests {
         let flow = ProbeRow { fluid_particles: 1234, outflow: 56, emitted: 789, starved: 10, inside_solids: 4, ..r.clone() };
         let back = ProbeRow::parse(&flow.csv(), 2).unwrap();
         assert_eq!((back.fluid_particles, back.outflow, back.emitted, back.starved, back.inside_solids), (1234, 56, 789, 10, 4));
-        // a row written before the flow columns, or also before the inside_solids column, reads
-        // with 0 there, and is written back at the header's width (what a resume does with the
-        // rows it keeps)
+        // the step columns, from the diagnostics
+        let mut step = flow.clone();
+        step.set_step_columns(&crate::sim::params::Diagnostics {
+            dt: 2.5e-4,
+            max_speed: 3.25,
+            density_error: 1.5e-3,
+            pressure_iterations: 7,
+            divergence_iterations: 2,
+            solver_error: 8.0e-4,
+            ..Default::default()
+        });
+        let back = ProbeRow::parse(&step.csv(), 2).unwrap();
+        assert_eq!((back.dt, back.step_max_speed, back.pressure_iterations, back.divergence_iterations), (2.5e-4, 3.25, 7, 2));
+        assert!((back.density_error - 1.5e-3).abs() < 1e-9 && (back.solver_error - 8.0e-4).abs() < 1e-9, "{back:?}");
+        assert_eq!(back.starved, 10);
         let header = ProbeRow::header(&["x0.1".to_string(), "x0.2".to_string()]);
-        let flow_line = flow.csv();
-        let fields: Vec<&str> = flow_line.split(',').collect();
-        for dropped in [4, 5] {
+        assert!(header.ends_with(",starved,dt,max_speed,density_error,pressure_iterations,divergence_iterations,solver_error"), "{header}");
+        // a row written before the step columns, also before the flow columns, or also before the
+        // inside_solids column, reads with 0 there, and is written back at the header's width
+        // (what a resume does with the rows it keeps)
+        let line = step.csv();
+        let fields: Vec<&str> = line.split(',').collect();
+        for dropped in [6, 10, 11] {
             let old = fields[..fields.len() - dropped].join(",");
             let back = ProbeRow::parse(&old, 2).unwrap_or_else(|| panic!("a row without its last {dropped} columns"));
-            assert_eq!((back.fluid_particles, back.starved), (0, 0));
-            assert_eq!(back.inside_solids, if dropped == 4 { 4 } else { 0 });
+            assert_eq!(
+                (back.dt, back.step_max_speed, back.density_error, back.pressure_iterations, back.solver_error),
+                (0.0, 0.0, 0.0, 0, 0.0)
+            );
+            assert_eq!((back.fluid_particles, back.starved), if dropped == 6 { (1234, 10) } else { (0, 0) });
+            assert_eq!(back.inside_solids, if dropped == 11 { 0 } else { 4 });
             assert_eq!(back.csv().split(',').count(), header.split(',').count());
             assert_eq!(ProbeRow::parse(&back.csv(), 2).unwrap().csv(), back.csv(), "rewriting a row is stable");
         }
+        // any other width is not a row of this program
+        assert!(ProbeRow::parse(&fields[..fields.len() - 3].join(","), 2).is_none());
     }
 
     #[test]

@@ -112,6 +112,75 @@ fn diagnostics_arrive_on_their_frames_with_the_values_of_that_frame() {
     }
 }
 
+/// With an adaptive dt a sample's time is the GPU's clock of its frame, no multiple of the first
+/// dt; the driver's simulated time is the running simulation's, from its first step on.
+#[test]
+fn an_adaptive_dt_reads_its_time_from_the_gpu_clock() {
+    let mut scene = small_drop();
+    scene.physics.time_step = rillet::scene::TimeStep::Adaptive { min: 1e-5, max: 1e-3, cfl: 0.4 };
+    let state = build(&scene);
+    let sim = Sim::new(gpu(), &state, options(1)).unwrap();
+    assert!(sim.is_adaptive());
+    let mut driver = Driver::new(&gpu().device, sim, gpu().has_timestamps());
+    assert_eq!(driver.sim_time(), Some((0.0, 0)), "no step yet");
+    let mut clock = None;
+    for f in 1..=DIAGNOSTICS_EVERY {
+        frame(&mut driver, 2);
+        if f == DIAGNOSTICS_EVERY {
+            clock = Some(driver.sim().read_diagnostics().sim_time());
+        }
+    }
+    drain(&mut driver);
+    let s = driver.current().expect("the sample of frame 60").clone();
+    assert_eq!((s.frame, s.step), (DIAGNOSTICS_EVERY, 2 * DIAGNOSTICS_EVERY));
+    assert_eq!(Some(s.time), clock);
+    assert!((s.time - s.step as f64 * scene.physics.dt as f64).abs() > 1e-3, "t = {} s after {} steps", s.time, s.step);
+    assert!(s.diag.dt >= 1e-5 && s.diag.dt <= 1e-3);
+    assert_eq!(driver.sim_time(), Some((s.time, s.step)));
+    // a new simulation: the old sample is not its time
+    driver.replace_sim(Sim::new(gpu(), &state, options(1)).unwrap());
+    assert!(driver.current().is_none() && driver.latest.is_some());
+    assert_eq!(driver.sim_time(), Some((0.0, 0)));
+    frame(&mut driver, 1);
+    assert_eq!(driver.sim_time(), None, "unknown until the first readback");
+}
+
+/// The solver chosen in the panel is taken at the next reset; a scene whose dt only DFSPH
+/// allows refuses WCSPH there, in words, and keeps running.
+#[test]
+fn the_panel_solver_applies_at_the_next_reset() {
+    use rillet::app::session::{LoadedScene, SceneFile, Session};
+    use rillet::scene::Solver;
+    let load = |scene: rillet::scene::Scene| {
+        let file = SceneFile { scene, name: "small_drop.ron".into(), path: None };
+        Session::new(gpu(), LoadedScene::build(file, gpu()).unwrap(), 1).unwrap()
+    };
+    let mut session = load(small_drop());
+    assert!(!session.driver.sim().is_dfsph());
+    session.controls.solver = Some(Solver::Dfsph);
+    assert!(!session.driver.sim().is_dfsph(), "pending until the simulation is built again");
+    assert!(session.reset(gpu()), "{:?}", session.error);
+    assert!(session.driver.sim().is_dfsph());
+    assert_eq!(session.scene.scene.physics.solver, Solver::Wcsph, "the scene itself is left as loaded");
+    session.controls.solver = Some(Solver::Wcsph);
+    assert!(session.reset(gpu()));
+    assert!(!session.driver.sim().is_dfsph());
+
+    // dt·c/h = 0.01 · 25 / 0.04 ≈ 6: beyond any WCSPH step, fine for DFSPH
+    let mut scene = small_drop();
+    scene.physics.solver = Solver::Dfsph;
+    scene.physics.dt = 0.01;
+    let mut session = load(scene);
+    session.controls.solver = Some(Solver::Wcsph);
+    assert!(!session.reset(gpu()));
+    let e = session.error.clone().unwrap();
+    assert!(
+        e.starts_with("reset failed: with the solver WCSPH chosen in the panel: small_drop.ron: physics.dt = 0.01 is out of range"),
+        "{e}"
+    );
+    assert!(session.driver.sim().is_dfsph(), "the running simulation stays");
+}
+
 #[test]
 fn readbacks_never_block_the_frame() {
     // polling right after a submit returns at once, with nothing or with what is ready
@@ -630,6 +699,9 @@ fn the_app_records_particle_frames() {
     }
     let pvd = std::fs::read_to_string(dir.join("particles.pvd")).unwrap();
     assert_eq!(pvd.matches("<DataSet").count(), 5, "{pvd}");
+    // a fixed dt: the simulation's clock is step × dt
+    let t20 = format!("timestep=\"{}\" part=\"0\" file=\"particles-00000020.vtu\"", 20.0 * (4e-4f32 as f64));
+    assert!(pvd.contains(&t20), "{t20} in {pvd}");
     let ply = std::fs::read(dir.join("particles-00000040.ply")).unwrap();
     assert!(String::from_utf8_lossy(&ply[..300]).contains("element vertex 664"), "the small drop's fluid");
     let _ = std::fs::remove_dir_all(&dir);

@@ -291,6 +291,52 @@ fn a_deterministic_resumed_run_ends_bit_for_bit_where_an_uninterrupted_one_does(
     assert_eq!(probes(&a), probes(&b), "the probe rows differ");
 }
 
+/// With an adaptive dt the times come from the GPU's clock: probes.csv, the export series,
+/// run.json and a resumed run all say the same simulated time, none of it step × dt.
+#[test]
+fn an_adaptive_run_keeps_the_gpu_clock_through_a_resume() {
+    let dir = folder("adaptive");
+    let scene = write_scene(&dir, &small_drop("dt: 0.0004, time_step: Adaptive(min: 0.00001, max: 0.001, cfl: 0.4)", ""));
+    let out = dir.join("out");
+    let o = rillet()
+        .arg("run")
+        .arg(&scene)
+        .args(["--steps", "100", "--every", "50", "--export", "vtk", "--export-every", "50", "--checkpoint-every", "100", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains("WCSPH, dt adaptive in [0.00001, 0.001] s, cfl 0.4"), "the startup line names the time step: {err}");
+    assert!(!err.contains("CFL dt·c/h"), "no fixed-dt CFL warning for an adaptive dt: {err}");
+    let o = rillet().args(["run", "--quiet", "--steps", "200", "--resume"]).arg(&out).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+
+    let csv = out.join("probes.csv");
+    let rows = assert_csv_complete(&csv);
+    let (time, dt) = (column(&csv, "time_s"), column(&csv, "dt"));
+    let steps: Vec<u64> = rows.iter().map(|r| r[0] as u64).collect();
+    assert_eq!(steps, [0, 50, 100, 150, 200]);
+    assert!(rows.windows(2).all(|w| w[1][time] > w[0][time]), "time goes on across the resume");
+    assert!(rows.iter().all(|r| r[dt] >= 1e-5 && r[dt] <= 1e-3), "every dt in its range");
+    // the step chose a dt of its own: the times are no multiple of the first dt
+    let last = rows.last().unwrap();
+    assert!((last[time] - 200.0 * 4e-4).abs() > 1e-3, "t = {} at step 200", last[time]);
+    let pvd = std::fs::read_to_string(out.join("particles/particles.pvd")).unwrap();
+    for r in &rows {
+        let entry = format!("file=\"particles-{:08}.vtu\"", r[0] as u64);
+        let line = pvd.lines().find(|l| l.contains(&entry)).unwrap_or_else(|| panic!("no frame of step {}: {pvd}", r[0]));
+        let t: f64 = line.split("timestep=\"").nth(1).unwrap().split('"').next().unwrap().parse().unwrap();
+        assert!((t - r[time]).abs() < 1e-6, "frame of step {}: {t} s, probes {} s", r[0], r[time]);
+    }
+    let meta = run_json(&out);
+    assert_eq!((meta["solver"].as_str(), meta["time_step"].as_str()), (Some("WCSPH"), Some("adaptive")));
+    assert!((meta["sim_time"].as_f64().unwrap() - last[time]).abs() < 1e-6, "{meta}");
+    let (lo, hi, mean) = (meta["dt_min_seen"].as_f64().unwrap(), meta["dt_max_seen"].as_f64().unwrap(), meta["dt_mean"].as_f64().unwrap());
+    assert!(lo > 0.0 && lo <= mean && mean <= hi && hi <= 1e-3, "{meta}");
+    assert_eq!(meta["max_pressure_iterations_seen"].as_u64(), Some(0));
+}
+
 /// The checkpoint's layout as `src/checkpoint.rs` documents it, read here field by field (not
 /// with the program's reader): magic, version, header size, scene hash, step, time, counts,
 /// guard totals, flow totals, payload size and its FNV-1a checksum, then positions and

@@ -15,6 +15,9 @@ use winit::window::Window;
 pub struct ReportSample {
     pub frame: u64,
     pub step: u64,
+    /// Simulated time after `step` steps (s) and the last step's dt.
+    pub time: f64,
+    pub dt: f32,
     pub max_per_cell: u32,
     pub overflows: u32,
     /// Since the running scene started (a reload or reset starts again), without wrapping.
@@ -30,6 +33,8 @@ impl From<&DiagSample> for ReportSample {
         Self {
             frame: s.frame,
             step: s.step,
+            time: s.time,
+            dt: s.diag.dt,
             max_per_cell: s.diag.max_per_cell,
             overflows: s.diag.overflows,
             wall_clamps: s.wall_clamps_total,

@@ -26,6 +26,8 @@ pub struct DiagSample {
     pub frame: u64,
     /// Steps completed by the end of that frame.
     pub step: u64,
+    /// Simulated time after those steps, s ([`Sim::time_at`]: the GPU clock for an adaptive dt).
+    pub time: f64,
     pub diag: Diagnostics,
     /// Cell capacity in force for that frame.
     pub capacity: u32,
@@ -77,6 +79,8 @@ pub struct Driver {
     health: Health,
     /// Steps recorded by this driver, over every simulation it ran (resets and reloads too).
     pub steps_total: u64,
+    /// The frame the current simulation replaced the previous one (0: the first one).
+    replaced_at: u64,
 }
 
 impl Driver {
@@ -102,6 +106,7 @@ impl Driver {
             latest: None,
             history: VecDeque::new(),
             profile: None,
+            replaced_at: 0,
         }
     }
 
@@ -124,6 +129,23 @@ impl Driver {
         self.sim = sim;
         self.generation += 1;
         self.profile = None;
+        self.replaced_at = self.frame;
+    }
+
+    /// The latest diagnostics sample of the running simulation (None until its first readback:
+    /// [`Driver::latest`] may still be the one a reset or reload replaced).
+    pub fn current(&self) -> Option<&DiagSample> {
+        self.latest.as_ref().filter(|s| s.frame > self.replaced_at)
+    }
+
+    /// Simulated time and the step it is of: now for a fixed dt (`step · dt`); for an adaptive dt
+    /// the GPU clock as of the running simulation's last readback, None before its first one.
+    pub fn sim_time(&self) -> Option<(f64, u64)> {
+        let steps = self.sim.steps();
+        if !self.sim.is_adaptive() || steps == 0 {
+            return Some((self.sim.time_at(steps, &Diagnostics::default()), steps));
+        }
+        self.current().map(|s| (s.time, s.step))
     }
 
     /// Frames recorded so far (the number of the last one).
@@ -191,10 +213,12 @@ impl Driver {
             }
             let diag = readback::diagnostics_from(&bytes);
             let delta = self.guards.update(&diag, tag.step);
-            let time = tag.step as f64 * self.sim.params().dt as f64;
+            // readbacks of an older simulation were dropped above: this one's clock
+            let time = self.sim.time_at(tag.step, &diag);
             let sample = DiagSample {
                 frame: tag.frame,
                 step: tag.step,
+                time,
                 diag,
                 capacity: tag.capacity,
                 grid_diagnostics: tag.grid_diagnostics,

@@ -1,18 +1,19 @@
 //! "Export frame" and "Record" in the app: the particle buffers are copied into a staging buffer
 //! in the frame's own encoder, mapped asynchronously (the frame loop never waits for them), and
 //! handed to the same writer as `rillet run --export` ([`crate::export`]), which writes them on
-//! its own thread.
+//! its own thread. The diagnostics words ride along after the particles: a frame's time is the
+//! simulation's clock at its step ([`Sim::time_at`]), which an adaptive dt keeps on the GPU.
 
 use crate::export::{ExportStats, Exporter, Format, Job};
 use crate::sim::Sim;
-use crate::sim::readback::Readback;
+use crate::sim::params::Diagnostics;
+use crate::sim::readback::{self, Readback};
 use std::path::PathBuf;
 
 /// What a readback of the particle buffers carries.
 #[derive(Clone, Copy, Debug)]
 struct Tag {
     step: u64,
-    time: f64,
     n: u32,
     rest_density: f32,
     stiffness: f32,
@@ -82,11 +83,12 @@ impl Recorder {
         }
         let n = sim.n_particles();
         if self.readback.as_ref().is_none_or(|(_, size)| *size != n) {
-            self.readback = Some((Readback::new(device, "app.export", n as u64 * 36, 2), n));
+            let bytes = n as u64 * 36 + std::mem::size_of::<Diagnostics>() as u64;
+            self.readback = Some((Readback::new(device, "app.export", bytes, 2), n));
         }
         let (readback, _) = self.readback.as_mut().expect("made above");
         let p = sim.params();
-        let tag = Tag { step, time: step as f64 * p.dt as f64, n, rest_density: p.rest_density, stiffness: p.stiffness };
+        let tag = Tag { step, n, rest_density: p.rest_density, stiffness: p.stiffness };
         let Some(dst) = readback.reserve(tag) else {
             self.skipped += 1;
             return;
@@ -96,6 +98,7 @@ impl Recorder {
         encoder.copy_buffer_to_buffer(&set.pos_mass, 0, dst, 0, n * 16);
         encoder.copy_buffer_to_buffer(&set.vel_rho, 0, dst, n * 16, n * 16);
         encoder.copy_buffer_to_buffer(&set.id, 0, dst, n * 32, n * 4);
+        sim.record_diagnostics_copy(encoder, dst, n * 36);
     }
 
     pub fn submitted(&mut self) {
@@ -104,10 +107,12 @@ impl Recorder {
         }
     }
 
-    /// Hands the copies that arrived to the writer (started on first use).
-    pub fn poll(&mut self) {
+    /// Hands the copies that arrived to the writer (started on first use). `sim` is the running
+    /// simulation, whose copies these are (a restart drops the ones in flight).
+    pub fn poll(&mut self, sim: &Sim) {
         let Some((readback, _)) = &mut self.readback else { return };
         for (tag, bytes) in readback.take_ready() {
+            let time = sim.time_at(tag.step, &readback::diagnostics_from(&bytes[tag.n as usize * 36..]));
             if self.exporter.is_none() {
                 match Exporter::start(&self.dir, &self.formats, vec![]) {
                     Ok(e) => self.exporter = Some(e),
@@ -121,7 +126,7 @@ impl Recorder {
                 bytes,
                 n: tag.n as usize,
                 step: tag.step,
-                time: tag.time,
+                time,
                 rest_density: tag.rest_density,
                 stiffness: tag.stiffness,
                 boundary: self.boundary,

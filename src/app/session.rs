@@ -5,14 +5,15 @@
 //! is kept for the panel.
 
 use super::driver::Driver;
-use super::panel::Controls;
+use super::panel::{Controls, solver_name};
 use super::watch::SceneWatch;
 use crate::gpu::Gpu;
-use crate::scene::Scene;
 use crate::scene::setup;
+use crate::scene::{Scene, Solver};
 use crate::sim::InitialState;
 use crate::sim::Sim;
 use anyhow::Context as _;
+use std::borrow::Cow;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -63,6 +64,23 @@ impl LoadedScene {
         let name = file.name.clone();
         Self::build(file, gpu).with_context(|| format!("{name}: the scene does not fit this device"))
     }
+
+    /// The initial state with `solver` in place of the scene's `physics.solver` (the panel's
+    /// choice; None: the scene's own), the scene being checked again with it (a dt fit for DFSPH
+    /// may be beyond the CFL limit of WCSPH).
+    pub fn state_with(&self, solver: Option<Solver>) -> anyhow::Result<Cow<'_, InitialState>> {
+        let Some(solver) = solver.filter(|s| *s != self.scene.physics.solver) else { return Ok(Cow::Borrowed(&self.state)) };
+        let mut scene = self.scene.clone();
+        scene.physics.solver = solver;
+        // the checks that read the solver (its settings, and the CFL limit of WCSPH's count check)
+        scene
+            .validate(&self.name)
+            .and_then(|()| scene.validate_count(&self.name))
+            .with_context(|| format!("with the solver {} chosen in the panel", solver_name(solver)))?;
+        let mut state = self.state.clone();
+        state.params = setup::with_solver(state.params, &scene.physics);
+        Ok(Cow::Owned(state))
+    }
 }
 
 /// A new scene replaced the running one.
@@ -92,7 +110,7 @@ impl Session {
         let options = setup::sim_options(&scene.scene);
         let sim = Sim::new(gpu, &scene.state, options.clone()).map_err(|e| e.for_scene(&scene.name))?;
         let driver = Driver::new(&gpu.device, sim, gpu.has_timestamps());
-        let controls = Controls { options, substeps, paused: false };
+        let controls = Controls { options, substeps, paused: false, solver: None };
         let mut watch = scene.path.as_deref().map(SceneWatch::new);
         if let Some(w) = &mut watch {
             w.set_meshes(&scene.scene.meshes.files);
@@ -126,8 +144,17 @@ impl Session {
             }
         };
         let options = setup::sim_options(&loaded.scene);
-        match Sim::new(gpu, &loaded.state, options.clone()) {
+        let state = match loaded.state_with(self.controls.solver) {
+            Ok(s) => s,
+            Err(e) => {
+                log::error!("{e:#}");
+                self.error = Some(format!("reload failed, the previous scene keeps running: {e:#}"));
+                return None;
+            }
+        };
+        match Sim::new(gpu, &state, options.clone()) {
             Ok(sim) => {
+                drop(state);
                 let (old, new) = (self.driver.sim().params(), sim.params());
                 let domain_changed = new.domain_min != old.domain_min || new.domain_max != old.domain_max;
                 self.driver.replace_sim(sim);
@@ -149,9 +176,17 @@ impl Session {
         }
     }
 
-    /// Back to the scene's initial state, with the options in force; true when it was reset.
+    /// Back to the scene's initial state, with the options in force and the solver chosen in the
+    /// panel; true when it was reset.
     pub fn reset(&mut self, gpu: &Gpu) -> bool {
-        match Sim::new(gpu, &self.scene.state, self.controls.options.clone()) {
+        let state = match self.scene.state_with(self.controls.solver) {
+            Ok(s) => s,
+            Err(e) => {
+                self.error = Some(format!("reset failed: {e:#}"));
+                return false;
+            }
+        };
+        match Sim::new(gpu, &state, self.controls.options.clone()) {
             Ok(sim) => {
                 self.driver.replace_sim(sim);
                 self.error = None;

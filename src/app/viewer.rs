@@ -109,9 +109,11 @@ impl Viewer {
     /// A diagnostics sample arrived: into the log (with its warning, if any) and the report.
     fn arrived(&mut self, s: &DiagSample) {
         log::info!(
-            "diagnostics of frame {} (step {}): max per cell {}, overflows {}, wall clamps {} ({:.2} per step), non-finite {}",
+            "diagnostics of frame {} (step {}, t = {:.4} s, dt {:.2e} s): max per cell {}, overflows {}, wall clamps {} ({:.2} per step), non-finite {}",
             s.frame,
             s.step,
+            s.time,
+            s.diag.dt,
             s.diag.max_per_cell,
             s.diag.overflows,
             s.wall_clamps_total,
@@ -187,7 +189,7 @@ impl Content for Viewer {
         }
         self.view.poll();
         self.screenshots.poll();
-        self.recorder.poll();
+        self.recorder.poll(self.session.driver.sim());
         self.check_scene_file(host);
     }
 
@@ -219,6 +221,8 @@ impl Content for Viewer {
             profile: driver.profile.as_ref(),
             render_times: self.view.render_times(),
             latest: driver.latest.as_ref(),
+            current: driver.current(),
+            time: driver.sim_time(),
             history: &driver.history,
             screenshots: self.screenshot_note.as_deref(),
             export: Some(panel::ExportReadout {
@@ -292,7 +296,7 @@ impl Content for Viewer {
             for s in self.session.driver.poll(&gpu.device) {
                 self.automation.diagnostics(&s);
             }
-            self.recorder.poll();
+            self.recorder.poll(self.session.driver.sim());
         }
         if let Some(stats) = self.recorder.finish()? {
             log::info!("exported {} frames ({} bytes) to {}", stats.frames, stats.bytes, self.recorder.dir.display());

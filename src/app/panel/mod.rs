@@ -13,10 +13,10 @@ use crate::app::driver::{DiagSample, ProfileSample};
 use crate::app::render_timer;
 use crate::render::surface::{ABSORPTION_DEPTH, Environment, FILTER_RADIUS, SPRAY_DENSITY_OVER_REST, SurfaceSettings};
 use crate::render::{ColorMode, View, ViewSettings};
-use crate::scene::limits;
+use crate::scene::{Solver, limits};
 use crate::sim::SimOptions;
 use crate::sim::layout::{CellOrder, GridLayout};
-use crate::sim::params::SimParams;
+use crate::sim::params::{SOLVER_DFSPH, SimParams};
 use crate::sim::profiler::PASSES;
 use std::collections::VecDeque;
 
@@ -27,6 +27,9 @@ pub struct Controls {
     /// Simulation steps per frame.
     pub substeps: u32,
     pub paused: bool,
+    /// The pressure solver chosen in the panel, in place of the scene's `physics.solver` from the
+    /// next reset or reload on (None: the scene's own).
+    pub solver: Option<Solver>,
 }
 
 /// One-off requests from the panel or the keyboard.
@@ -105,6 +108,12 @@ pub struct Readout<'a> {
     /// frame they were measured on.
     pub render_times: Option<(u64, [f64; 2])>,
     pub latest: Option<&'a DiagSample>,
+    /// The running simulation's latest sample (None until its first readback; `latest` may be
+    /// the one a reset or reload replaced).
+    pub current: Option<&'a DiagSample>,
+    /// Simulated time and the step it is of ([`crate::app::driver::Driver::sim_time`]; None for
+    /// an adaptive dt before the first readback).
+    pub time: Option<(f64, u64)>,
     pub history: &'a VecDeque<DiagSample>,
     pub screenshots: Option<&'a str>,
     pub export: Option<ExportReadout<'a>>,
@@ -124,6 +133,56 @@ pub fn flow_readout(n_fluid: u32, slots: u32, s: &DiagSample) -> (String, Option
         )
     });
     (line, warning)
+}
+
+/// "WCSPH" or "DFSPH", as a scene spells it.
+pub fn solver_name(solver: Solver) -> &'static str {
+    match solver {
+        Solver::Wcsph => "WCSPH",
+        Solver::Dfsph => "DFSPH",
+    }
+}
+
+/// The solver the simulation runs.
+pub fn running_solver(p: &SimParams) -> Solver {
+    if p.solver == SOLVER_DFSPH { Solver::Dfsph } else { Solver::Wcsph }
+}
+
+/// The step's own measurements in a diagnostics sample, as (label, value) rows: the last step's
+/// dt, the fastest particle, the mean compression, and for DFSPH its solves.
+pub fn step_rows(p: &SimParams, s: &DiagSample) -> Vec<(&'static str, String)> {
+    let d = &s.diag;
+    let mut rows = vec![
+        ("dt (last step)", format!("{:.3e} s", d.dt)),
+        ("max speed", format!("{:.3} m/s", d.max_speed)),
+        ("mean density error", format!("{:.3} %", 100.0 * d.density_error)),
+    ];
+    if p.solver == SOLVER_DFSPH {
+        rows.push(("pressure iterations", format!("{} (at most {})", d.pressure_iterations, p.max_iterations)));
+        rows.push(("divergence iterations", format!("{} (at most {})", d.divergence_iterations, p.max_iterations)));
+        rows.push(("pressure solve reached", format!("{:.3} % (tolerance {:.3} %)", 100.0 * d.solver_error, 100.0 * p.density_tolerance)));
+    }
+    rows
+}
+
+/// The time step in one line, and whether it is a warning: for WCSPH with a fixed dt its CFL
+/// number dt·c/h (a warning above the recommended one); for an adaptive dt its range and the
+/// last step's; for DFSPH with a fixed dt the dt.
+pub fn time_step_line(p: &SimParams, s: Option<&DiagSample>) -> (String, bool) {
+    if p.adaptive != 0 {
+        let now = s.map_or_else(|| "…".to_string(), |s| format!("{:.2e} s", s.diag.dt));
+        return (format!("dt adaptive in [{:.1e}, {:.1e}] s, now {now}", p.dt_min, p.dt_max), false);
+    }
+    if p.solver == SOLVER_DFSPH {
+        return (format!("dt = {:.1e} s (fixed)", p.dt), false);
+    }
+    let cfl = crate::physics::cfl(p.dt as f64, p.sound_speed as f64, p.h as f64);
+    let text = format!("CFL dt·c/h = {cfl:.3} (c = {:.1} m/s, dt = {:.1e} s)", p.sound_speed, p.dt);
+    if cfl > limits::CFL_RECOMMENDED {
+        (format!("Warning: {text}: above {}, the step may be unstable", limits::CFL_RECOMMENDED), true)
+    } else {
+        (text, false)
+    }
 }
 
 /// The plain-words warning for a diagnostics sample, if it calls for one.
@@ -153,6 +212,8 @@ pub fn show(ui: &mut egui::Ui, state: &mut PanelState, controls: &mut Controls, 
             performance(ui, r, view.view);
             ui.separator();
             diagnostics(ui, r, controls);
+            ui.separator();
+            solver(ui, r);
             ui.separator();
             simulation(ui, controls, r, &mut actions);
             ui.separator();
@@ -213,7 +274,11 @@ fn performance(ui: &mut egui::Ui, r: &Readout, view: View) {
         ui.monospace(format!("{} · {}", r.frame, r.steps));
         ui.end_row();
         ui.label("simulated time");
-        ui.monospace(format!("{:.3} s", r.steps as f64 * r.params.dt as f64));
+        match r.time {
+            Some((t, step)) if step == r.steps => ui.monospace(format!("{t:.3} s")),
+            Some((t, step)) => ui.monospace(format!("{t:.3} s at step {step}")),
+            None => ui.weak("… (first readback after 60 frames)"),
+        };
         ui.end_row();
     });
     ui.small(r.adapter);
@@ -321,21 +386,34 @@ fn diagnostics(ui: &mut egui::Ui, r: &Readout, controls: &Controls) {
         "{order} · {}×{}×{} cells ({} indexed) · search ±{} cells",
         g.dims[0], g.dims[1], g.dims[2], g.num_cells, r.params.search_range
     ));
-    let p = r.params;
-    let cfl = crate::physics::cfl(p.dt as f64, p.sound_speed as f64, p.h as f64);
-    let text = format!("CFL dt·c/h = {cfl:.3} (c = {:.1} m/s, dt = {:.1e} s)", p.sound_speed, p.dt);
-    if cfl > crate::scene::limits::CFL_RECOMMENDED {
-        ui.colored_label(
-            egui::Color32::from_rgb(255, 190, 80),
-            format!("Warning: {text}: above {}, the step may be unstable", crate::scene::limits::CFL_RECOMMENDED),
-        );
-    } else {
-        ui.small(text);
-    }
     if !controls.options.diagnostics {
         ui.small("grid diagnostics are off (the count pass runs without them)");
     }
     history::show(ui, r.history);
+}
+
+/// The solver, the time step and the step's own measurements (from the running simulation's
+/// readbacks).
+fn solver(ui: &mut egui::Ui, r: &Readout) {
+    ui.strong(format!("Solver: {}", solver_name(running_solver(r.params))));
+    match r.current {
+        None => {
+            ui.weak("waiting for the first readback (every 60 frames)");
+        }
+        Some(s) => {
+            egui::Grid::new("step").num_columns(2).striped(true).show(ui, |ui| {
+                for (label, value) in step_rows(r.params, s) {
+                    ui.label(label);
+                    ui.monospace(value);
+                    ui.end_row();
+                }
+            });
+        }
+    }
+    match time_step_line(r.params, r.current) {
+        (text, true) => ui.colored_label(egui::Color32::from_rgb(255, 190, 80), text),
+        (text, false) => ui.small(text),
+    };
 }
 
 fn simulation(ui: &mut egui::Ui, c: &mut Controls, r: &Readout, actions: &mut Vec<Action>) {
@@ -353,6 +431,25 @@ fn simulation(ui: &mut egui::Ui, c: &mut Controls, r: &Readout, actions: &mut Ve
         }
     });
     ui.add(slider(&mut c.substeps, limits::SUBSTEPS).text("steps per frame"));
+    // the solver: taken when the simulation is next built (only an edit is kept: showing the
+    // running one changes nothing)
+    let running = running_solver(r.params);
+    let shown = c.solver.unwrap_or(running);
+    let mut choice = shown;
+    egui::ComboBox::from_label("pressure solver").selected_text(solver_name(choice)).show_ui(ui, |ui| {
+        for s in [Solver::Wcsph, Solver::Dfsph] {
+            ui.selectable_value(&mut choice, s, solver_name(s));
+        }
+    });
+    if choice != shown {
+        c.solver = Some(choice);
+    }
+    if choice != running {
+        ui.colored_label(
+            egui::Color32::from_rgb(255, 190, 80),
+            format!("pending: {} from the next reset (Backspace) or reload; {} runs now", solver_name(choice), solver_name(running)),
+        );
+    }
     let o = &mut c.options;
     ui.add(slider(&mut o.cell_size, limits::CELL_SIZE).step_by(0.05).text("cell size × h"))
         .on_hover_text(format!("h = {} m; smaller cells search more of them, larger ones hold more particles", r.params.h));
@@ -540,7 +637,12 @@ mod tests {
     /// Runs the keys and the panel for a few frames, as the app does each frame, in a headless
     /// context (no window, no GPU); returns the actions asked for.
     fn run_panel(controls: &mut Controls, view: &mut ViewSettings) -> Vec<Action> {
-        let params = params();
+        run_panel_with(controls, view, &params(), None)
+    }
+
+    /// [`run_panel`] with these parameters and a diagnostics sample of the running simulation.
+    fn run_panel_with(controls: &mut Controls, view: &mut ViewSettings, params: &SimParams, sample: Option<&DiagSample>) -> Vec<Action> {
+        let params = *params;
         let grid = GridLayout::new(Vec3::ZERO, Vec3::ONE, params.h, CellOrder::Morton, u64::MAX).unwrap();
         let history = VecDeque::new();
         let readout = Readout {
@@ -561,7 +663,9 @@ mod tests {
             timestamps: false,
             profile: None,
             render_times: None,
-            latest: None,
+            latest: sample,
+            current: sample,
+            time: Some(sample.map_or((0.0004, 4), |s| (s.time, s.step))),
             history: &history,
             screenshots: None,
             export: None,
@@ -592,17 +696,15 @@ mod tests {
             workgroup_size: 256,
             shader_checks: false,
         };
-        Controls { options, substeps, paused: false }
+        Controls { options, substeps, paused: false, solver: None }
     }
 
-    /// The flow line counts what came in and went out; the warning names the room that ran out
-    /// and what to change.
-    #[test]
-    fn flow_readout_counts_and_warns_in_words() {
-        let mut s = DiagSample {
+    fn sample(diag: crate::sim::params::Diagnostics) -> DiagSample {
+        DiagSample {
             frame: 60,
             step: 600,
-            diag: crate::sim::params::Diagnostics { emitted: 280, outflow: 30, ..Default::default() },
+            time: 0.125,
+            diag,
             capacity: 8,
             grid_diagnostics: true,
             at: std::time::Duration::ZERO,
@@ -610,7 +712,75 @@ mod tests {
             non_finite_total: 0,
             delta: Default::default(),
             finding: None,
+        }
+    }
+
+    /// The step's rows: dt, speed and compression always, the solves' iterations and reached
+    /// error for DFSPH only; the time-step line names what limits dt.
+    #[test]
+    fn the_step_readout_rows() {
+        use crate::sim::params::Diagnostics;
+        let d = Diagnostics {
+            dt: 2.5e-4,
+            max_speed: 1.75,
+            density_error: 0.0042,
+            pressure_iterations: 9,
+            divergence_iterations: 3,
+            solver_error: 8.0e-4,
+            ..Default::default()
         };
+        let s = sample(d);
+        let wcsph = params();
+        let rows = step_rows(&wcsph, &s);
+        assert_eq!(
+            rows,
+            vec![
+                ("dt (last step)", "2.500e-4 s".to_string()),
+                ("max speed", "1.750 m/s".to_string()),
+                ("mean density error", "0.420 %".to_string()),
+            ]
+        );
+        let dfsph = SimParams { solver: SOLVER_DFSPH, max_iterations: 50, density_tolerance: 1e-3, ..params() };
+        let rows = step_rows(&dfsph, &s);
+        assert_eq!(rows.len(), 6);
+        assert_eq!(rows[3], ("pressure iterations", "9 (at most 50)".to_string()));
+        assert_eq!(rows[4], ("divergence iterations", "3 (at most 50)".to_string()));
+        assert_eq!(rows[5], ("pressure solve reached", "0.080 % (tolerance 0.100 %)".to_string()));
+        // WCSPH with a fixed dt: the CFL number (0.075 here), a warning above the recommended
+        let (line, warn) = time_step_line(&wcsph, Some(&s));
+        assert!(line.starts_with("CFL dt·c/h = 0.075") && !warn, "{line}");
+        let (line, warn) = time_step_line(&SimParams { dt: 1e-3, ..params() }, None);
+        assert!(line.starts_with("Warning: CFL dt·c/h = 0.750") && warn, "{line}");
+        // adaptive: the range and the last step's dt, whatever the solver
+        let adaptive = SimParams { adaptive: 1, dt_min: 1e-5, dt_max: 1e-3, ..dfsph };
+        assert_eq!(time_step_line(&adaptive, Some(&s)), ("dt adaptive in [1.0e-5, 1.0e-3] s, now 2.50e-4 s".to_string(), false));
+        assert_eq!(time_step_line(&adaptive, None).0, "dt adaptive in [1.0e-5, 1.0e-3] s, now …");
+        assert_eq!(time_step_line(&dfsph, None), ("dt = 1.0e-4 s (fixed)".to_string(), false));
+    }
+
+    /// The panel with a DFSPH sample and a solver chosen but not yet in force: showing it keeps
+    /// the choice (and asks for nothing); the running solver is what the parameters say.
+    #[test]
+    fn a_chosen_solver_waits_for_the_next_build() {
+        let dfsph = SimParams { solver: SOLVER_DFSPH, adaptive: 1, dt_min: 1e-5, dt_max: 1e-3, max_iterations: 50, ..params() };
+        let s = sample(crate::sim::params::Diagnostics { dt: 2e-4, pressure_iterations: 4, ..Default::default() });
+        for choice in [None, Some(Solver::Wcsph), Some(Solver::Dfsph)] {
+            let mut c = Controls { solver: choice, ..controls(4, 0.5, 8, 1) };
+            let mut view = ViewSettings::new(&dfsph, 16.0 / 9.0);
+            let before = (c.clone(), view.clone());
+            let actions = run_panel_with(&mut c, &mut view, &dfsph, Some(&s));
+            assert_eq!((c, view), before, "showing the panel changed nothing");
+            assert!(actions.is_empty(), "{actions:?}");
+        }
+        assert_eq!(running_solver(&dfsph), Solver::Dfsph);
+        assert_eq!(running_solver(&params()), Solver::Wcsph);
+    }
+
+    /// The flow line counts what came in and went out; the warning names the room that ran out
+    /// and what to change.
+    #[test]
+    fn flow_readout_counts_and_warns_in_words() {
+        let mut s = sample(crate::sim::params::Diagnostics { emitted: 280, outflow: 30, ..Default::default() });
         assert_eq!(flow_readout(100, 400, &s), ("350 / 400 fluid (280 in, 30 out)".to_string(), None));
         s.diag.starved = 56;
         let w = flow_readout(100, 400, &s).1.expect("a warning once particles were not emitted");
