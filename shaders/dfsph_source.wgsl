@@ -7,7 +7,14 @@
 // workgroup) for dfsph.control's convergence test. Dispatched indirectly: dfsph.control sets the
 // dispatch to zero workgroups once the solve has converged.
 //
-// DENSITY true: the pressure solve (density error); false: the divergence solve.
+// DENSITY true: the pressure solve (density error); false: the divergence solve, where a
+// particle with fewer than DIVERGENCE_MIN_NEIGHBOURS neighbours (a free surface) has s_i = 0.
+//
+// WARM (the solve's warm start, before its iterations): kappa_i is half the total kappa the
+// particle ended the last step's solve with (`warm`, by particle id, stored as kappa dt^2 for the
+// pressure solve and kappa dt for the divergence solve, so a change of dt carries over) where
+// s_i > 0, else 0; no error is summed. Every source sets (WARM) or adds to (otherwise)
+// `kappa_total`, which dfsph.store keeps for the next step.
 //
 // #import common
 // #import neighbours
@@ -18,8 +25,12 @@
 @group(0) @binding(7) var<storage, read_write> kappa: array<f32>;
 // [error sum lo, hi, fluid count, iterations, ...]: dfsph_control.wgsl
 @group(0) @binding(8) var<storage, read_write> solve_state: array<atomic<u32>, 8>;
+@group(0) @binding(9) var<storage, read> ids: array<u32>;
+@group(0) @binding(10) var<storage, read> warm: array<f32>;
+@group(0) @binding(11) var<storage, read_write> kappa_total: array<f32>;
 
 override DENSITY: bool = true;
+override WARM: bool = false;
 
 var<workgroup> wg_err: array<f32, 256>;
 var<workgroup> wg_count: array<u32, 256>;
@@ -29,6 +40,8 @@ struct Acc {
     v: vec3<f32>,
     // sum of m_j (v_i - v_j) . d * kernel_grad_q (without kernel_norm * 6 / h^2)
     div: f32,
+    // neighbours j != i with r < h (fluid and boundary)
+    count: u32,
     self_slot: u32,
     h2: f32,
     inv_h: f32,
@@ -43,6 +56,7 @@ fn visit(acc: ptr<function, Acc>, j: u32) {
     }
     let inv_r = inverseSqrt(r2);
     let q = r2 * inv_r * (*acc).inv_h;
+    (*acc).count += 1u;
     var vj = vec3<f32>(0.0);
     if pj.w > 0.0 {
         vj = vel_rho[j].xyz;
@@ -62,15 +76,28 @@ fn source(t: u32) -> f32 {
     }
     let vi = vel_rho[i];
     let h = params.h;
-    var acc = Acc(pi.xyz, vi.xyz, 0.0, i, h * h, 1.0 / h);
+    var acc = Acc(pi.xyz, vi.xyz, 0.0, 0u, i, h * h, 1.0 / h);
     neighbour_loop(pi.xyz, &acc);
     let dt = params.dt;
     var s = dt * acc.div * params.kernel_norm * 6.0 / (h * h);
     if DENSITY {
         s += vi.w - params.rest_density;
+    } else if acc.count < DIVERGENCE_MIN_NEIGHBOURS {
+        // a particle short of neighbours (at a free surface) is left out of the divergence solve:
+        // its few neighbours would give it a large kappa and the surface would jitter
+        s = 0.0;
     }
     s = max(s, 0.0);
-    kappa[i] = s * factor[i] / (dt * dt);
+    if WARM {
+        let scale = select(dt, dt * dt, DENSITY);
+        let k = select(0.0, 0.5 * warm[ids[i]] / scale, s > 0.0);
+        kappa[i] = k;
+        kappa_total[i] = k;
+    } else {
+        let k = s * factor[i] / (dt * dt);
+        kappa[i] = k;
+        kappa_total[i] += k;
+    }
     return min(s / params.rest_density, 1.0);
 }
 
@@ -78,6 +105,9 @@ fn source(t: u32) -> f32 {
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
     let e = source(linear_id(wid, nwg, lid));
+    if WARM {
+        return;
+    }
     wg_err[lid] = max(e, 0.0);
     wg_count[lid] = select(0u, 1u, e >= 0.0);
     for (var stride = WG_SIZE / 2u; stride > 0u; stride /= 2u) {

@@ -65,7 +65,15 @@ fn finish() {
             dt = min(dt, params.cfl * 0.5 * h / max_speed);
         }
         if max_acc > 0.0 {
-            dt = min(dt, 0.25 * sqrt(h / max_acc));
+            dt = min(dt, FORCE_CONDITION * sqrt(h / max_acc));
+        }
+        // at most DT_GROWTH times the last step's; at most half of it after a pressure solve
+        // that stopped above its tolerance
+        let last = bitcast<f32>(atomicLoad(&diag[8]));
+        dt = min(dt, DT_GROWTH * last);
+        let unconverged = bitcast<f32>(atomicLoad(&diag[15])) > params.density_tolerance;
+        if params.solver == SOLVER_DFSPH && unconverged {
+            dt = min(dt, 0.5 * last);
         }
         dt = max(dt, params.dt_min);
     } else {

@@ -362,6 +362,7 @@ pub fn realtime(
     batch: u32,
     variant: &str,
     progress: bool,
+    mut step_log: Option<&mut dyn Write>,
 ) -> anyhow::Result<RealtimeResult> {
     use crate::sim::params::Diagnostics;
     let state = setup::build_checked(scene, gpu)?;
@@ -413,6 +414,20 @@ pub fn realtime(
                 d_sum += d.divergence_iterations as u64;
                 d_max = d_max.max(d.divergence_iterations);
                 last = *d;
+                if let Some(w) = step_log.as_mut() {
+                    writeln!(
+                        w,
+                        "{variant},{steps},{},{},{},{},{},{},{},{}",
+                        d.sim_time(),
+                        d.dt,
+                        d.max_speed,
+                        d.density_error,
+                        d.pressure_iterations,
+                        d.divergence_iterations,
+                        d.solver_error,
+                        d.wall_clamps
+                    )?;
+                }
             }
         }
         logs[cur].unmap();
@@ -450,6 +465,10 @@ pub fn realtime(
         wall_clamps: last.wall_clamps,
     })
 }
+
+/// Header of the per-step log of `rillet bench --realtime --step-log`.
+pub const STEP_LOG_HEADER: &str =
+    "variant,step,time_s,dt_s,max_speed_m_s,density_error,pressure_iterations,divergence_iterations,solver_error,wall_clamps";
 
 /// Table of realtime results.
 pub fn realtime_table(results: &[RealtimeResult]) -> String {

@@ -8,6 +8,8 @@ use rillet::headless::RunArgs;
 use rillet::scene::SceneError;
 use rillet::sim::SimOptions;
 use rillet::sim::layout::CellOrder;
+use anyhow::Context;
+use std::io::Write;
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -85,6 +87,10 @@ struct BenchArgs {
     /// DFSPH density tolerances of the realtime runs (comma separated). Default: the scene's.
     #[arg(long, value_delimiter = ',')]
     tolerance: Vec<f32>,
+    /// Also write every step of the realtime runs (time, dt, fastest speed, density error,
+    /// iterations) to this CSV file.
+    #[arg(long)]
+    step_log: Option<std::path::PathBuf>,
 }
 
 /// A variant that is either compiled in or not.
@@ -150,6 +156,15 @@ fn run_realtime(gpu: &Gpu, a: &BenchArgs) -> anyhow::Result<()> {
         anyhow::ensure!(limit.contains(t), "--tolerance {t} is out of range: allowed {}", limit.allowed());
     }
     let tolerances: Vec<Option<f32>> = if a.tolerance.is_empty() { vec![None] } else { a.tolerance.iter().map(|&t| Some(t)).collect() };
+    let mut log = match &a.step_log {
+        Some(path) => {
+            let f = std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+            let mut w = std::io::BufWriter::new(f);
+            writeln!(w, "{}", bench::STEP_LOG_HEADER)?;
+            Some(w)
+        }
+        None => None,
+    };
     let mut results = Vec::new();
     for count in &a.particles {
         let n = bench::parse_count(count).map_err(anyhow::Error::msg)?;
@@ -165,9 +180,13 @@ fn run_realtime(gpu: &Gpu, a: &BenchArgs) -> anyhow::Result<()> {
                     None => format!("{count} {name}"),
                 };
                 let options = rillet::scene::setup::sim_options(&scene);
-                results.push(bench::realtime(gpu, &scene, options, a.sim_time, a.batch.max(1), &variant, true)?);
+                let w = log.as_mut().map(|w| w as &mut dyn std::io::Write);
+                results.push(bench::realtime(gpu, &scene, options, a.sim_time, a.batch.max(1), &variant, true, w)?);
             }
         }
+    }
+    if let Some(mut w) = log {
+        w.flush()?;
     }
     if a.json {
         let doc = serde_json::json!({ "adapter": gpu.describe(), "realtime": results });

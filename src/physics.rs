@@ -10,6 +10,12 @@ pub const SOLVER_WCSPH: u32 = 0;
 /// `SimParams::solver` of the divergence-free step (Bender & Koschier 2017).
 pub const SOLVER_DFSPH: u32 = 1;
 
+/// DFSPH's divergence solve leaves out a particle with fewer neighbours than this (j ≠ i, r < h,
+/// fluid and wall): about 60 % of a full neighbourhood of 4/3·π·2³ ≈ 33 at h = 2 spacings — a
+/// particle at a free surface, where its few neighbours would make it jitter (as SPlisHSPlasH's
+/// DFSPH does).
+pub const DIVERGENCE_MIN_NEIGHBOURS: u32 = 20;
+
 /// Support radius h of the kernel in particle spacings.
 pub const SUPPORT_OVER_SPACING: f32 = 2.0;
 
@@ -54,7 +60,11 @@ pub fn viscous_dt_limit(h: f64, alpha: f64, sound_speed: f64) -> Option<f64> {
 /// force condition dt ≤ 0.25·√(h/|a|) and `[dt_min, dt_max]` this is the adaptive dt
 /// (docs/PHYSICS.md, "Time step"). `max_speed` and `max_acc` are over the fluid. The GPU's
 /// sim.time_step computes the same in f32.
-pub fn adaptive_dt(a: AdaptiveDt, max_speed: f64, max_acc: f64) -> f64 {
+///
+/// Two bounds follow the last step: dt grows by at most [`DT_GROWTH`] a step (`last_dt`), and
+/// after a DFSPH pressure solve that stopped at its iteration cap above its tolerance
+/// (`unconverged`), dt is at most half the last one.
+pub fn adaptive_dt(a: AdaptiveDt, max_speed: f64, max_acc: f64, last_dt: f64, unconverged: bool) -> f64 {
     let AdaptiveDt { solver, h, sound_speed, cfl, dt_min, dt_max } = a;
     let mut dt = dt_max;
     if solver == SOLVER_WCSPH {
@@ -64,6 +74,10 @@ pub fn adaptive_dt(a: AdaptiveDt, max_speed: f64, max_acc: f64) -> f64 {
     }
     if max_acc > 0.0 {
         dt = dt.min(FORCE_CONDITION * (h / max_acc).sqrt());
+    }
+    dt = dt.min(DT_GROWTH * last_dt);
+    if unconverged {
+        dt = dt.min(0.5 * last_dt);
     }
     dt.max(dt_min)
 }
@@ -78,6 +92,10 @@ pub struct AdaptiveDt {
     pub dt_min: f64,
     pub dt_max: f64,
 }
+
+/// Most an adaptive dt grows from one step to the next (a pressure solve's warm start and the
+/// flow keep up with a dt that grows smoothly; a jump from rest to the CFL bound overwhelms it).
+pub const DT_GROWTH: f64 = 1.1;
 
 /// The factor of the force condition dt ≤ FORCE_CONDITION·√(h/|a|max) of an adaptive dt.
 pub const FORCE_CONDITION: f64 = 0.25;

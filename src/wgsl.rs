@@ -30,6 +30,7 @@ pub const FILES: &[(&str, &str)] = &[
     ("dfsph_control", include_str!("../shaders/dfsph_control.wgsl")),
     ("dfsph_factor", include_str!("../shaders/dfsph_factor.wgsl")),
     ("dfsph_source", include_str!("../shaders/dfsph_source.wgsl")),
+    ("dfsph_store", include_str!("../shaders/dfsph_store.wgsl")),
     ("dfsph_update", include_str!("../shaders/dfsph_update.wgsl")),
     ("emit", include_str!("../shaders/emit.wgsl")),
     ("emit_common", include_str!("../shaders/emit_common.wgsl")),
@@ -64,10 +65,16 @@ fn constants_module() -> String {
         "// Generated from src/physics.rs (src/wgsl.rs): the model's constants, defined once in Rust.\n\
          const TAIT_GAMMA: f32 = {:.1};\n\
          const SOLVER_WCSPH: u32 = {}u;\n\
-         const SOLVER_DFSPH: u32 = {}u;\n",
+         const SOLVER_DFSPH: u32 = {}u;\n\
+         const DIVERGENCE_MIN_NEIGHBOURS: u32 = {}u;\n\
+         const DT_GROWTH: f32 = {:?};\n\
+         const FORCE_CONDITION: f32 = {:?};\n",
         crate::physics::TAIT_GAMMA as f32,
         crate::physics::SOLVER_WCSPH,
-        crate::physics::SOLVER_DFSPH
+        crate::physics::SOLVER_DFSPH,
+        crate::physics::DIVERGENCE_MIN_NEIGHBOURS,
+        crate::physics::DT_GROWTH as f32,
+        crate::physics::FORCE_CONDITION as f32
     )
 }
 

@@ -2,8 +2,10 @@
 //!
 //! Tolerances (f32 GPU against f64 CPU, stated once here):
 //! - the chosen dt and the clock: relative 1e-4 and 1e-5 (the fastest speed enters in f32);
-//! - trajectories: |Δx| ≤ 2e-5 m and |Δv| ≤ 2e-3 m/s per particle up to 40 steps (as
+//! - WCSPH trajectories: |Δx| ≤ 2e-5 m and |Δv| ≤ 2e-3 m/s per particle after 40 steps (as
 //!   tests/gpu_sph.rs), density relative 1e-4;
+//! - DFSPH: three steps from one state |Δx| ≤ 1e-6 m, |Δv| ≤ 2e-4 m/s, density 1e-5; over 40
+//!   steps |Δx| ≤ 1e-4 m, |Δv| ≤ 1e-2 m/s (see TOL_RUN_X);
 //! - iteration counts of a converging solve: within one of the twin's at every step checked (the
 //!   stopping test compares an f32 mean, summed in fixed point, with the tolerance).
 
@@ -17,6 +19,14 @@ use rillet::sim::{InitialState, Particles, Sim, SimOptions};
 
 const TOL_X: f64 = 2e-5;
 const TOL_V: f64 = 2e-3;
+/// DFSPH, a few steps from one state.
+const TOL_STEP_X: f64 = 1e-6;
+const TOL_STEP_V: f64 = 2e-4;
+/// DFSPH over 40 steps: looser, because the solver has switches that turn f32 rounding into
+/// finite differences — a warm start only where a particle is compressed, the divergence solve
+/// only for particles with 20 neighbours or more (docs/PHYSICS.md, "DFSPH").
+const TOL_RUN_X: f64 = 1e-4;
+const TOL_RUN_V: f64 = 1e-2;
 
 fn options(reorder_interval: u32) -> SimOptions {
     SimOptions { reorder_interval, workgroup_size: 64, order: CellOrder::Linear, ..SimOptions::default() }
@@ -102,31 +112,42 @@ fn dfsph_fixed_iterations(iterations: u32) -> InitialState {
 
 #[test]
 fn dfsph_steps_match_the_twin_pass_by_pass_across_reorders_and_submits() {
-    let state = dfsph_fixed_iterations(3);
-    let steps = 40;
+    // from a moving state (the GPU's after 40 steps), so that every term of the solves is at work
+    let base = dfsph_fixed_iterations(3);
+    let mut warm = sim(&base, options(1));
+    warm.run(40);
+    let p = warm.read_particles().by_id();
+    let state = InitialState { pos_mass: p.pos_mass, vel_rho: p.vel_rho, ..base.clone() };
+    let steps = 3;
     let mut cpu = RefSim::new(&state);
     for _ in 0..steps {
         cpu.step();
     }
     assert_eq!((cpu.last.pressure_iterations, cpu.last.divergence_iterations), (3, 3));
-    let ke = cpu.kinetic_energy();
-    assert!(ke > 0.0);
-    let mut states = Vec::new();
-    for (interval, chunk) in [(1, steps), (4, 7), (0, 13)] {
+    assert!(cpu.last.max_speed > 0.5, "the state should be moving ({} m/s)", cpu.last.max_speed);
+    for (interval, chunk) in [(1, steps), (2, 1), (0, 2)] {
         let mut s = sim(&state, options(interval));
         run(&mut s, steps, chunk);
         let d = s.read_diagnostics();
-        let p = s.read_particles();
-        let (dx, dv, drho) = diff(&p, &cpu);
+        let (dx, dv, drho) = diff(&s.read_particles(), &cpu);
         eprintln!(
             "reorder every {interval}, submits of {chunk}: iterations {}/{} error {:.3e} (twin {:.3e}); |dx| {dx:.2e} |dv| {dv:.2e} ρ {drho:.2e}",
             d.pressure_iterations, d.divergence_iterations, d.solver_error, cpu.last.solver_error
         );
         assert_eq!((d.pressure_iterations, d.divergence_iterations), (3, 3));
-        assert!(dx <= TOL_X && dv <= TOL_V && drho <= 1e-4, "|dx| {dx:e}, |dv| {dv:e}, density {drho:e}");
-        assert!((d.solver_error as f64 - cpu.last.solver_error).abs() <= 1e-3 * cpu.last.solver_error + 1e-6);
-        states.push(p);
+        assert!(dx <= TOL_STEP_X && dv <= TOL_STEP_V && drho <= 1e-5, "|dx| {dx:e}, |dv| {dv:e}, density {drho:e}");
+        assert!((d.solver_error as f64 - cpu.last.solver_error).abs() <= 1e-3 * cpu.last.solver_error + 1e-7);
     }
+    // and 40 steps from rest, warm starts carried from step to step
+    let mut cpu = RefSim::new(&base);
+    for _ in 0..40 {
+        cpu.step();
+    }
+    let mut s = sim(&base, options(4));
+    run(&mut s, 40, 7);
+    let (dx, dv, drho) = diff(&s.read_particles(), &cpu);
+    eprintln!("40 steps from rest: |dx| {dx:.2e} |dv| {dv:.2e} ρ {drho:.2e}");
+    assert!(dx <= TOL_RUN_X && dv <= TOL_RUN_V, "|dx| {dx:e}, |dv| {dv:e}");
 }
 
 #[test]
@@ -138,12 +159,15 @@ fn dfsph_converges_on_the_gpu_as_the_twin_does_with_an_adaptive_step() {
     let mut cpu = RefSim::new(&state);
     let mut s = sim(&state, options(1));
     let (mut most, mut compared) = (0u32, 0);
-    // (beyond some 80 steps the splash has made f32 and f64 part ways: a solve then stops one
-    // iteration apart)
+    // GPU and twin side by side for 20 steps (beyond, the solver's switches have made f32 and
+    // f64 part ways: see TOL_RUN_X), then the GPU alone
     for step in 1..=70u64 {
-        cpu.step();
+        let twin = step <= 20;
+        if twin {
+            cpu.step();
+        }
         s.run(1);
-        if step % 10 != 0 {
+        if step % 5 != 0 {
             continue;
         }
         let d = s.read_diagnostics();
@@ -163,19 +187,19 @@ fn dfsph_converges_on_the_gpu_as_the_twin_does_with_an_adaptive_step() {
         );
         assert!(d.pressure_iterations < max && d.divergence_iterations < max, "the solves should converge");
         assert!(d.solver_error as f64 <= tol, "the pressure solve stopped above its tolerance");
+        assert!(d.density_error < 0.01, "mean compression {} should stay below 1 %", d.density_error);
+        most = most.max(d.pressure_iterations);
+        if !twin {
+            continue;
+        }
         assert!(d.pressure_iterations.abs_diff(c.pressure_iterations) <= 1, "pressure iterations against the twin's");
         assert!(d.divergence_iterations.abs_diff(c.divergence_iterations) <= 1, "divergence iterations against the twin's");
         assert!((d.dt as f64 - c.dt).abs() <= 1e-3 * c.dt, "dt {} against the twin's {}", d.dt, c.dt);
-        assert!(d.density_error < 0.01, "mean compression {} should stay below 1 %", d.density_error);
         let (dx, dv, _) = diff(&s.read_particles(), &cpu);
         eprintln!("    |dx| {dx:.2e} |dv| {dv:.2e}");
-        if step <= 40 {
-            // (the differences then grow some tenfold every ten steps in the splash)
-            assert!(dx <= TOL_X && dv <= TOL_V, "|dx| {dx:e}, |dv| {dv:e}");
-        }
-        most = most.max(d.pressure_iterations);
+        assert!(dx <= TOL_RUN_X && dv <= TOL_RUN_V, "|dx| {dx:e}, |dv| {dv:e}");
         compared += 1;
     }
-    assert_eq!(compared, 7);
+    assert_eq!(compared, 4);
     assert!(most >= 2, "the drop's impact should make the pressure solve iterate ({most})");
 }

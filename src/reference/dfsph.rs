@@ -60,9 +60,14 @@ impl RefSim {
     }
 
     /// One source (dfsph.source): `s_i = max(0, [ρ_i − ρ0]_density + dt Σ_j m_j (v_i − v_j)·∇W_ij)`
-    /// (boundary at rest), `κ_i = s_i factor_i / dt²`; returns the mean of `min(s_i/ρ0, 1)`
-    /// over fluid.
+    /// (boundary at rest), `κ_i = s_i factor_i / dt²` added to the solve's total; returns the
+    /// mean of `min(s_i/ρ0, 1)` over fluid. With `warm` (the warm start): `κ_i` is half the last
+    /// step's total (`warm_*`, divided by dt² or dt) where `s_i > 0`, else 0, and starts the total.
     pub fn source(&mut self, nb: &[Vec<u32>], density: bool) -> f64 {
+        self.source_with(nb, density, false)
+    }
+
+    fn source_with(&mut self, nb: &[Vec<u32>], density: bool, warm: bool) -> f64 {
         let k = self.kernel();
         let dt = self.params.dt as f64;
         let rho0 = self.params.rest_density as f64;
@@ -73,9 +78,11 @@ impl RefSim {
             }
             let vi = self.vel_rho[i];
             let mut div = 0.0;
+            let mut count = 0;
             for &j in list {
                 let j = j as usize;
                 if let Some((m, grad)) = self.pair(&k, i, j) {
+                    count += 1;
                     let vj = if self.is_fluid(j) { self.vel_rho[j] } else { [0.0; 4] };
                     let dv = [vi[0] - vj[0], vi[1] - vj[1], vi[2] - vj[2]];
                     div += m * (dv[0] * grad[0] + dv[1] * grad[1] + dv[2] * grad[2]);
@@ -84,9 +91,18 @@ impl RefSim {
             let mut s = dt * div;
             if density {
                 s += vi[3] - rho0;
+            } else if count < crate::physics::DIVERGENCE_MIN_NEIGHBOURS {
+                s = 0.0;
             }
             let s = s.max(0.0);
-            self.kappa[i] = s * self.factor[i] / (dt * dt);
+            if warm {
+                let last = if density { self.warm_pressure[i] / (dt * dt) } else { self.warm_divergence[i] / dt };
+                self.kappa[i] = if s > 0.0 { 0.5 * last } else { 0.0 };
+                self.kappa_total[i] = self.kappa[i];
+            } else {
+                self.kappa[i] = s * self.factor[i] / (dt * dt);
+                self.kappa_total[i] += self.kappa[i];
+            }
             sum += (s / rho0).min(1.0);
             n += 1;
         }
@@ -121,21 +137,37 @@ impl RefSim {
         }
     }
 
-    /// A solve as dfsph.control drives it: a source, and while its mean error is above the
-    /// tolerance and fewer than `max_iterations` updates are done, an update and another source.
-    /// Returns the updates done and the last mean error.
+    /// A solve as dfsph.control drives it: the warm start (a warm source and an update), then a
+    /// source, and while its mean error is above the tolerance and fewer than `max_iterations`
+    /// updates are done, an update and another source; then the total κ is kept for the next
+    /// step (dfsph.store). Returns the updates done after the warm start and the last mean error.
     pub fn solve(&mut self, nb: &[Vec<u32>], density: bool) -> (u32, f64) {
         let p = &self.params;
         let tolerance = if density { p.density_tolerance } else { p.divergence_tolerance } as f64;
         let max = p.max_iterations;
+        let dt = p.dt as f64;
+        self.source_with(nb, density, true);
+        self.update(nb);
         let mut done = 0;
-        loop {
+        let err = loop {
             let err = self.source(nb, density);
             if err <= tolerance || done >= max {
-                return (done, err);
+                break err;
             }
             self.update(nb);
             done += 1;
+        };
+        let scale = if density { dt * dt } else { dt };
+        for i in 0..self.n_particles() {
+            if self.is_fluid(i) {
+                let w = self.kappa_total[i] * scale;
+                if density {
+                    self.warm_pressure[i] = w;
+                } else {
+                    self.warm_divergence[i] = w;
+                }
+            }
         }
+        (done, err)
     }
 }

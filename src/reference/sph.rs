@@ -45,6 +45,11 @@ pub struct RefSim {
     /// DFSPH: 1 / D_i of the last density pass, and κ_i of the last iteration, by id.
     pub factor: Vec<f64>,
     pub kappa: Vec<f64>,
+    /// DFSPH: the current solve's total κ, and each solve's total at the end of the last step
+    /// (κ dt for the divergence solve, κ dt² for the pressure solve), by id: the warm start.
+    pub kappa_total: Vec<f64>,
+    pub warm_divergence: Vec<f64>,
+    pub warm_pressure: Vec<f64>,
 }
 
 /// What one step measured, chose and iterated.
@@ -84,6 +89,9 @@ impl RefSim {
             last: StepRecord::default(),
             factor: vec![0.0; n],
             kappa: vec![0.0; n],
+            kappa_total: vec![0.0; n],
+            warm_divergence: vec![0.0; n],
+            warm_pressure: vec![0.0; n],
         }
     }
 
@@ -378,7 +386,8 @@ impl RefSim {
                 dt_min: p.dt_min as f64,
                 dt_max: p.dt_max as f64,
             };
-            crate::physics::adaptive_dt(a, vmax, amax) as f32
+            let unconverged = p.solver == crate::physics::SOLVER_DFSPH && self.last.solver_error > p.density_tolerance as f64;
+            crate::physics::adaptive_dt(a, vmax, amax, p.dt as f64, unconverged) as f32
         } else {
             p.dt
         };

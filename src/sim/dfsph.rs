@@ -8,7 +8,8 @@ use super::shader::{self, Kernel, KernelConfig, KernelError};
 /// The DFSPH pipelines for one set of options (built only for a DFSPH simulation).
 pub struct DfsphKernels {
     pub factor: Kernel,
-    /// dfsph.source with DENSITY false (variants: direct, through `sorted`).
+    /// dfsph.source with DENSITY false (variants: direct, through `sorted`; plus [`WARM`]: the
+    /// warm start).
     pub divergence: Kernel,
     /// dfsph.source with DENSITY true.
     pub pressure: Kernel,
@@ -16,7 +17,12 @@ pub struct DfsphKernels {
     /// Variants: [`BEGIN`] / check, times divergence / pressure ([`control_variant`]).
     pub control: Kernel,
     pub predict: Kernel,
+    /// Variants: divergence (0), pressure (1).
+    pub store: Kernel,
 }
+
+/// Added to a source variant: the warm start.
+pub const WARM: usize = 2;
 
 /// Control variant: arm a solve.
 pub const BEGIN: usize = 0;
@@ -37,7 +43,12 @@ impl DfsphKernels {
                 device,
                 src,
                 cfg,
-                &[&[("USE_SORTED", 0.0), ("ROWS", r), ("DENSITY", density)], &[("USE_SORTED", 1.0), ("ROWS", r), ("DENSITY", density)]],
+                &[
+                    &[("USE_SORTED", 0.0), ("ROWS", r), ("DENSITY", density), ("WARM", 0.0)],
+                    &[("USE_SORTED", 1.0), ("ROWS", r), ("DENSITY", density), ("WARM", 0.0)],
+                    &[("USE_SORTED", 0.0), ("ROWS", r), ("DENSITY", density), ("WARM", 1.0)],
+                    &[("USE_SORTED", 1.0), ("ROWS", r), ("DENSITY", density), ("WARM", 1.0)],
+                ],
             )
         };
         Ok(Self {
@@ -57,6 +68,7 @@ impl DfsphKernels {
                 ],
             )?,
             predict: Kernel::new(device, &shader::PREDICT, cfg, &[&[]])?,
+            store: Kernel::new(device, &shader::DFSPH_STORE, cfg, &[&[("DENSITY", 0.0)], &[("DENSITY", 1.0)]])?,
         })
     }
 }
@@ -71,6 +83,12 @@ pub struct DfsphBuffers {
     pub state: wgpu::Buffer,
     /// The live indirect dispatch (words 0–2) and the full one (words 4–6).
     pub args: wgpu::Buffer,
+    /// The total κ of the current solve, by slot.
+    pub kappa_total: wgpu::Buffer,
+    /// Each solve's total κ at the end of the last step, by particle id (κ dt for the
+    /// divergence solve, κ dt² for the pressure solve): the warm start.
+    pub warm_divergence: wgpu::Buffer,
+    pub warm_pressure: wgpu::Buffer,
 }
 
 impl DfsphBuffers {
@@ -80,6 +98,9 @@ impl DfsphBuffers {
             kappa: shader::storage(device, "dfsph.kappa", n * 4),
             state: shader::storage(device, "dfsph.solve_state", 32),
             args: shader::storage_with(device, "dfsph.solve_args", 32, wgpu::BufferUsages::INDIRECT),
+            kappa_total: shader::storage(device, "dfsph.kappa_total", n * 4),
+            warm_divergence: shader::storage(device, "dfsph.warm_divergence", n * 4),
+            warm_pressure: shader::storage(device, "dfsph.warm_pressure", n * 4),
         }
     }
 
@@ -99,30 +120,37 @@ pub struct DfsphBinds {
     pub update: [wgpu::BindGroup; 2],
     pub control: wgpu::BindGroup,
     pub predict: [wgpu::BindGroup; 2],
+    /// [divergence, pressure] by set.
+    pub store: [[wgpu::BindGroup; 2]; 2],
 }
 
-/// Records one solve as one compute pass: arm, then `max_iterations` × (source, control,
-/// update), then a last source and control (which measures the error the last update left).
-/// Source and update run from the indirect dispatch that control empties once the solve is done.
-#[allow(clippy::too_many_arguments)]
-pub fn record_solve(
-    pass: &mut wgpu::ComputePass<'_>,
-    k: &DfsphKernels,
-    source: &Kernel,
-    source_bind: &wgpu::BindGroup,
-    update_bind: &wgpu::BindGroup,
-    control_bind: &wgpu::BindGroup,
-    args: &wgpu::Buffer,
-    density: bool,
-    variant: usize,
-    max_iterations: u32,
-) {
-    k.control.record(pass, control_bind, 1, control_variant(BEGIN, density), 1);
+/// What one solve records with.
+pub struct Solve<'a> {
+    pub source: &'a Kernel,
+    pub source_bind: &'a wgpu::BindGroup,
+    pub update_bind: &'a wgpu::BindGroup,
+    pub control_bind: &'a wgpu::BindGroup,
+    pub store_bind: &'a wgpu::BindGroup,
+    pub args: &'a wgpu::Buffer,
+    /// The pressure solve (else the divergence solve).
+    pub density: bool,
+}
+
+/// Records one solve as one compute pass: arm; the warm start (a source that takes half the last
+/// step's total κ, and an update with it); `max_iterations` × (source, control, update), then a
+/// last source and control (which measures the error the last update left) — these run from the
+/// indirect dispatch that control empties once the solve is done; then the total κ is stored
+/// for the next step.
+pub fn record_solve(pass: &mut wgpu::ComputePass<'_>, k: &DfsphKernels, s: &Solve<'_>, n: u32, variant: usize, max_iterations: u32, max_dim: u32) {
+    k.control.record(pass, s.control_bind, 1, control_variant(BEGIN, s.density), 1);
+    s.source.record(pass, s.source_bind, n, variant + WARM, max_dim);
+    k.update.record(pass, s.update_bind, n, variant, max_dim);
     for it in 0..=max_iterations {
-        source.record_indirect(pass, source_bind, variant, args);
-        k.control.record(pass, control_bind, 1, control_variant(CHECK, density), 1);
+        s.source.record_indirect(pass, s.source_bind, variant, s.args);
+        k.control.record(pass, s.control_bind, 1, control_variant(CHECK, s.density), 1);
         if it < max_iterations {
-            k.update.record_indirect(pass, update_bind, variant, args);
+            k.update.record_indirect(pass, s.update_bind, variant, s.args);
         }
     }
+    k.store.record(pass, s.store_bind, n, s.density as usize, max_dim);
 }

@@ -306,7 +306,7 @@ impl Binds {
             })?,
             dfsph: match (&k.dfsph, &f.dfsph) {
                 (Some(dk), Some(db)) => {
-                    let source = |kernel: &Kernel, s: &ParticleSet| {
+                    let source = |kernel: &Kernel, s: &ParticleSet, warm: &wgpu::Buffer| {
                         kernel.bind(
                             d,
                             &with(
@@ -317,16 +317,26 @@ impl Binds {
                                     ("factor", &db.factor),
                                     ("kappa", &db.kappa),
                                     ("solve_state", &db.state),
+                                    ("ids", &s.id),
+                                    ("warm", warm),
+                                    ("kappa_total", &db.kappa_total),
                                 ],
                             ),
+                        )
+                    };
+                    let store = |s: &ParticleSet, warm: &wgpu::Buffer| {
+                        dk.store.bind(
+                            d,
+                            &[("params", p), ("pos_mass", &s.pos_mass), ("ids", &s.id), ("kappa_total", &db.kappa_total), ("warm", warm)],
                         )
                     };
                     Some(dfsph::DfsphBinds {
                         factor: both(&|s| {
                             dk.factor.bind(d, &with(&grid, &[("pos_mass", &s.pos_mass), ("vel_rho", &s.vel_rho), ("factor", &db.factor)]))
                         })?,
-                        divergence: both(&|s| source(&dk.divergence, s))?,
-                        pressure: both(&|s| source(&dk.pressure, s))?,
+                        divergence: both(&|s| source(&dk.divergence, s, &db.warm_divergence))?,
+                        pressure: both(&|s| source(&dk.pressure, s, &db.warm_pressure))?,
+                        store: [both(&|s| store(s, &db.warm_divergence))?, both(&|s| store(s, &db.warm_pressure))?],
                         update: both(&|s| {
                             dk.update.bind(d, &with(&grid, &[("pos_mass", &s.pos_mass), ("vel_rho", &s.vel_rho), ("kappa", &db.kappa)]))
                         })?,
@@ -710,18 +720,26 @@ impl Sim {
                 // DFSPH: density and factor, the divergence solve (on the velocities the last
                 // step left), viscosity and gravity, dt, v* = v + dt a, the pressure solve, move
                 dk.factor.record(&mut begin(encoder, prof, dk.factor.label, step), &db.factor[c], n, variant, md);
+                let solve = |density: bool| dfsph::Solve {
+                    source: if density { &dk.pressure } else { &dk.divergence },
+                    source_bind: if density { &db.pressure[c] } else { &db.divergence[c] },
+                    update_bind: &db.update[c],
+                    control_bind: &db.control,
+                    store_bind: &db.store[density as usize][c],
+                    args: &buffers.args,
+                    density,
+                };
+                let iterations = params.max_iterations;
                 {
                     let mut pass = begin(encoder, prof, dk.divergence.label, step);
-                    let (src, upd) = (&db.divergence[c], &db.update[c]);
-                    dfsph::record_solve(&mut pass, dk, &dk.divergence, src, upd, &db.control, &buffers.args, false, variant, params.max_iterations);
+                    dfsph::record_solve(&mut pass, dk, &solve(false), n, variant, iterations, md);
                 }
                 k.force.record(&mut begin(encoder, prof, k.force.label, step), &b.force[c], n, variant + force::VISCOUS_ONLY, md);
                 Self::record_time_step(encoder, k, b, prof, fixed, c, n, md, step);
                 dk.predict.record(&mut begin(encoder, prof, dk.predict.label, step), &db.predict[c], n, 0, md);
                 {
                     let mut pass = begin(encoder, prof, dk.pressure.label, step);
-                    let (src, upd) = (&db.pressure[c], &db.update[c]);
-                    dfsph::record_solve(&mut pass, dk, &dk.pressure, src, upd, &db.control, &buffers.args, true, variant, params.max_iterations);
+                    dfsph::record_solve(&mut pass, dk, &solve(true), n, variant, iterations, md);
                 }
                 let v = inlets + integrate::POSITIONS_ONLY;
                 k.integrate.record(&mut begin(encoder, prof, k.integrate.label, step), &b.integrate[c], n, v, md);

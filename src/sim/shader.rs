@@ -37,6 +37,7 @@ pub const EMIT: ShaderSource = ShaderSource { label: "emit.write", file: "emit" 
 pub const DFSPH_FACTOR: ShaderSource = ShaderSource { label: "dfsph.factor", file: "dfsph_factor" };
 pub const DFSPH_DIVERGENCE: ShaderSource = ShaderSource { label: "dfsph.divergence", file: "dfsph_source" };
 pub const DFSPH_PRESSURE: ShaderSource = ShaderSource { label: "dfsph.pressure", file: "dfsph_source" };
+pub const DFSPH_STORE: ShaderSource = ShaderSource { label: "dfsph.store", file: "dfsph_store" };
 pub const DFSPH_UPDATE: ShaderSource = ShaderSource { label: "dfsph.update", file: "dfsph_update" };
 pub const DFSPH_CONTROL: ShaderSource = ShaderSource { label: "dfsph.control", file: "dfsph_control" };
 pub const PREDICT: ShaderSource = ShaderSource { label: "dfsph.predict", file: "predict" };
@@ -70,7 +71,8 @@ pub const STEP: [ShaderSource; 17] = [
 ];
 
 /// Every compute shader, for the validation test.
-pub const ALL: [ShaderSource; 22] = [
+pub const ALL: [ShaderSource; 23] = [
+    DFSPH_STORE,
     DFSPH_FACTOR,
     DFSPH_DIVERGENCE,
     DFSPH_PRESSURE,
