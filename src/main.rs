@@ -87,10 +87,25 @@ struct BenchArgs {
     /// DFSPH density tolerances of the realtime runs (comma separated). Default: the scene's.
     #[arg(long, value_delimiter = ',')]
     tolerance: Vec<f32>,
+    /// Pressure solvers of the step timings (comma separated: wcsph, dfsph; the benchmark case's
+    /// fixed dt). Default: the scene's (WCSPH).
+    #[arg(long, value_delimiter = ',')]
+    solver: Vec<SolverArg>,
+    /// DFSPH's most iterations per solve (comma separated), for step timings and realtime runs.
+    /// Default: the scene's.
+    #[arg(long, value_delimiter = ',')]
+    max_iterations: Vec<u32>,
     /// Also write every step of the realtime runs (time, dt, fastest speed, density error,
     /// iterations) to this CSV file.
     #[arg(long)]
     step_log: Option<std::path::PathBuf>,
+}
+
+/// A pressure solver named on the command line.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum SolverArg {
+    Wcsph,
+    Dfsph,
 }
 
 /// A variant that is either compiled in or not.
@@ -170,15 +185,24 @@ fn run_realtime(gpu: &Gpu, a: &BenchArgs) -> anyhow::Result<()> {
         let n = bench::parse_count(count).map_err(anyhow::Error::msg)?;
         let base = bench::bench_scene(n);
         for &setting in &a.realtime {
-            let tols = if setting == bench::Realtime::DfsphAdaptive { tolerances.clone() } else { vec![None] };
-            for tol in tols {
-                let scene = setting.apply(&base, tol);
+            let dfsph = setting == bench::Realtime::DfsphAdaptive;
+            let tols = if dfsph { tolerances.clone() } else { vec![None] };
+            let caps: Vec<Option<u32>> =
+                if dfsph && !a.max_iterations.is_empty() { a.max_iterations.iter().map(|&m| Some(m)).collect() } else { vec![None] };
+            for (tol, cap) in tols.iter().flat_map(|t| caps.iter().map(move |c| (*t, *c))) {
+                let mut scene = setting.apply(&base, tol);
+                if let Some(m) = cap {
+                    scene.physics.dfsph.max_iterations = m;
+                }
                 scene.validate("benchmark scene")?;
                 let name = clap::ValueEnum::to_possible_value(&setting).map(|v| v.get_name().to_string()).unwrap_or_default();
-                let variant = match tol {
-                    Some(t) => format!("{count} {name} tol {t}"),
-                    None => format!("{count} {name}"),
-                };
+                let mut variant = format!("{count} {name}");
+                if let Some(t) = tol {
+                    variant.push_str(&format!(" tol {t}"));
+                }
+                if let Some(m) = cap {
+                    variant.push_str(&format!(" it {m}"));
+                }
                 let options = rillet::scene::setup::sim_options(&scene);
                 let w = log.as_mut().map(|w| w as &mut dyn std::io::Write);
                 results.push(bench::realtime(gpu, &scene, options, a.sim_time, a.batch.max(1), &variant, true, w)?);
@@ -209,9 +233,27 @@ fn run_bench(a: BenchArgs) -> anyhow::Result<()> {
     }
     let cfg = BenchConfig { warmup: a.warmup, steps: a.steps.max(1), batch: a.batch.max(1) };
     let mut results = Vec::new();
+    let mut scenes = Vec::new();
     for count in &a.particles {
         let n = bench::parse_count(count).map_err(anyhow::Error::msg)?;
-        let scene = bench::bench_scene(n);
+        let base = bench::bench_scene(n);
+        let solvers = if a.solver.is_empty() { vec![SolverArg::Wcsph] } else { a.solver.clone() };
+        for solver in solvers {
+            if solver == SolverArg::Wcsph {
+                scenes.push((count.clone(), base.clone()));
+                continue;
+            }
+            let caps = if a.max_iterations.is_empty() { vec![base.physics.dfsph.max_iterations] } else { a.max_iterations.clone() };
+            for m in caps {
+                let mut s = base.clone();
+                s.physics.solver = rillet::scene::Solver::Dfsph;
+                s.physics.dfsph.max_iterations = m;
+                scenes.push((format!("{count} dfsph it {m}"), s));
+            }
+        }
+    }
+    for (count, scene) in &scenes {
+        let scene = scene.clone();
         // unset variant lists take the scene's (= the defaults') value
         let d = rillet::scene::setup::sim_options(&scene);
         fn or<T: Clone>(v: &[T], default: T) -> Vec<T> {
