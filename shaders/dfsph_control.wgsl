@@ -5,13 +5,15 @@
 // solve is done, so the iterations not needed cost an empty dispatch each.
 // - BEGIN: arms the solve: the full dispatch (solve_args[4..7], written by the step) into the
 //   live one (solve_args[0..3]), counters cleared.
-// - otherwise (after a dfsph.source): the mean error of the source just computed; at most the
-//   tolerance, or max_iterations updates done: the solve stops (the iteration count, and for the
+// - otherwise (after a dfsph.source): the mean and the largest error of the source just
+//   computed; the mean at most the tolerance and the largest at most MAX_ERROR_FACTOR times it
+//   (an impact: a few particles far off while the bulk is fine), or max_iterations updates
+//   done: the solve stops (the iteration count, and for the
 //   pressure solve the error reached, go to the diagnostics); else one more update follows.
 //
 // #import common
 
-// [error sum lo, hi, fluid count, updates done, stopped]
+// [error sum lo, hi, fluid count, updates done, stopped, largest error (f32 bits)]
 @group(0) @binding(4) var<storage, read_write> solve_state: array<u32, 8>;
 @group(0) @binding(5) var<storage, read_write> solve_args: array<u32, 8>;
 // src/sim/params.rs: Diagnostics
@@ -42,11 +44,13 @@ fn main() {
         mean = (f32(solve_state[1]) * 4294967296.0 + f32(solve_state[0])) / ERROR_SCALE / f32(count);
     }
     let tolerance = select(params.divergence_tolerance, params.density_tolerance, DENSITY);
+    let largest = bitcast<f32>(solve_state[5]);
     let done = solve_state[3];
     solve_state[0] = 0u;
     solve_state[1] = 0u;
     solve_state[2] = 0u;
-    if mean <= tolerance || done >= params.max_iterations {
+    solve_state[5] = 0u;
+    if (mean <= tolerance && largest <= MAX_ERROR_FACTOR * tolerance) || done >= params.max_iterations {
         solve_state[4] = 1u;
         solve_args[0] = 0u;
         if DENSITY {

@@ -4,7 +4,7 @@
 // (boundary particles at rest), and the pressure-like kappa_i = s_i factor_i / dt^2 that
 // dfsph.update turns into a velocity change. The sum of min(s_i / rho0, 1) and the count of
 // fluid particles go into `solve_state` (a workgroup reduction, then one fixed-point atomic per
-// workgroup) for dfsph.control's convergence test. Dispatched indirectly: dfsph.control sets the
+// workgroup), and their largest value, for dfsph.control's convergence test. Dispatched indirectly: dfsph.control sets the
 // dispatch to zero workgroups once the solve has converged.
 //
 // DENSITY true: the pressure solve (density error); false: the divergence solve, where a
@@ -33,6 +33,7 @@ override DENSITY: bool = true;
 override WARM: bool = false;
 
 var<workgroup> wg_err: array<f32, 256>;
+var<workgroup> wg_max: array<f32, 256>;
 var<workgroup> wg_count: array<u32, 256>;
 
 struct Acc {
@@ -109,11 +110,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         return;
     }
     wg_err[lid] = max(e, 0.0);
+    wg_max[lid] = max(e, 0.0);
     wg_count[lid] = select(0u, 1u, e >= 0.0);
     for (var stride = WG_SIZE / 2u; stride > 0u; stride /= 2u) {
         workgroupBarrier();
         if lid < stride {
             wg_err[lid] += wg_err[lid + stride];
+            wg_max[lid] = max(wg_max[lid], wg_max[lid + stride]);
             wg_count[lid] += wg_count[lid + stride];
         }
     }
@@ -124,5 +127,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             atomicAdd(&solve_state[1], 1u);
         }
         atomicAdd(&solve_state[2], wg_count[0]);
+        atomicMax(&solve_state[5], bitcast<u32>(wg_max[0]));
     }
 }

@@ -16,6 +16,11 @@ pub const SOLVER_DFSPH: u32 = 1;
 /// DFSPH does).
 pub const DIVERGENCE_MIN_NEIGHBOURS: u32 = 20;
 
+/// A DFSPH solve stops when the mean error is within its tolerance and the largest within this
+/// many times it: the mean alone lets a few hundred particles of an impact front be far off
+/// (they hit the wall through the solve) while the bulk is fine.
+pub const MAX_ERROR_FACTOR: f32 = 10.0;
+
 /// Support radius h of the kernel in particle spacings.
 pub const SUPPORT_OVER_SPACING: f32 = 2.0;
 

@@ -63,15 +63,16 @@ impl RefSim {
     /// (boundary at rest), `κ_i = s_i factor_i / dt²` added to the solve's total; returns the
     /// mean of `min(s_i/ρ0, 1)` over fluid. With `warm` (the warm start): `κ_i` is half the last
     /// step's total (`warm_*`, divided by dt² or dt) where `s_i > 0`, else 0, and starts the total.
-    pub fn source(&mut self, nb: &[Vec<u32>], density: bool) -> f64 {
+    pub fn source(&mut self, nb: &[Vec<u32>], density: bool) -> (f64, f64) {
         self.source_with(nb, density, false)
     }
 
-    fn source_with(&mut self, nb: &[Vec<u32>], density: bool, warm: bool) -> f64 {
+    /// Returns the mean and the largest of `min(s_i/ρ0, 1)` over fluid.
+    fn source_with(&mut self, nb: &[Vec<u32>], density: bool, warm: bool) -> (f64, f64) {
         let k = self.kernel();
         let dt = self.params.dt as f64;
         let rho0 = self.params.rest_density as f64;
-        let (mut sum, mut n) = (0.0, 0usize);
+        let (mut sum, mut largest, mut n) = (0.0, 0.0f64, 0usize);
         for (i, list) in nb.iter().enumerate() {
             if !self.is_fluid(i) {
                 continue;
@@ -104,9 +105,10 @@ impl RefSim {
                 self.kappa_total[i] += self.kappa[i];
             }
             sum += (s / rho0).min(1.0);
+            largest = largest.max((s / rho0).min(1.0));
             n += 1;
         }
-        if n > 0 { sum / n as f64 } else { 0.0 }
+        (if n > 0 { sum / n as f64 } else { 0.0 }, largest)
     }
 
     /// One update (dfsph.update): `v_i −= dt Σ_{j fluid} m_j (κ_i + κ_j) ∇W_ij + dt Σ_b ψ_b κ_i ∇W_ib`.
@@ -138,7 +140,8 @@ impl RefSim {
     }
 
     /// A solve as dfsph.control drives it: the warm start (a warm source and an update), then a
-    /// source, and while its mean error is above the tolerance and fewer than `max_iterations`
+    /// source, and while its mean error is above the tolerance (or its largest above
+    /// [`crate::physics::MAX_ERROR_FACTOR`] times it) and fewer than `max_iterations`
     /// updates are done, an update and another source; then the total κ is kept for the next
     /// step (dfsph.store). Returns the updates done after the warm start and the last mean error.
     pub fn solve(&mut self, nb: &[Vec<u32>], density: bool) -> (u32, f64) {
@@ -149,9 +152,10 @@ impl RefSim {
         self.source_with(nb, density, true);
         self.update(nb);
         let mut done = 0;
+        let factor = crate::physics::MAX_ERROR_FACTOR as f64;
         let err = loop {
-            let err = self.source(nb, density);
-            if err <= tolerance || done >= max {
+            let (err, largest) = self.source(nb, density);
+            if (err <= tolerance && largest <= factor * tolerance) || done >= max {
                 break err;
             }
             self.update(nb);
