@@ -1,8 +1,10 @@
 // dfsph.factor: the density of every fluid particle, as sph.density, and DFSPH's factor
 // (Bender & Koschier 2017, eq. 9 without rho_i, docs/PHYSICS.md "DFSPH"):
-//   D_i = |sum_j m_j grad W_ij|^2 + sum_{j fluid} |m_j grad W_ij|^2,   factor_i = 1 / D_i
-// (0 where D_i is 0: a particle alone). Boundary particles weigh in with their volume psi
-// (|w|, Akinci et al. 2012) in the density and the first sum. One neighbour loop.
+//   D_i = (g_f + 2 g_b) . (g_f + g_b) + sum_{j fluid} |m_j grad W_ij|^2,   factor_i = 1 / D_i
+// with g_f = sum_{j fluid} m_j grad W_ij and g_b = sum_{b wall} psi_b grad W_ib (0 where D_i is
+// 0: a particle alone). Wall particles weigh in with their volume psi (|w|, Akinci et al.
+// 2012) and take the fluid particle's own kappa in both terms of the update (dfsph.update),
+// hence the 2 g_b. One neighbour loop.
 //
 // #import common
 // #import neighbours
@@ -15,9 +17,10 @@ struct Acc {
     x: vec3<f32>,
     // sum of |w_j| * kernel_w_q(q)
     rho: f32,
-    // sum of m_j * kernel_grad_q * d, and of |m_j * kernel_grad_q * d|^2 over fluid (without
-    // the factor kernel_norm * 6 / h^2)
+    // sums of m_j * kernel_grad_q * d over fluid and over wall particles, and of
+    // |m_j * kernel_grad_q * d|^2 over fluid (without the factor kernel_norm * 6 / h^2)
     grad: vec3<f32>,
+    grad_b: vec3<f32>,
     grad2: f32,
     self_slot: u32,
     h2: f32,
@@ -39,9 +42,11 @@ fn visit(acc: ptr<function, Acc>, j: u32) {
     let inv_r = inverseSqrt(r2);
     let q = r2 * inv_r * (*acc).inv_h;
     let g = (m * kernel_grad_q(q, inv_r / (*acc).inv_h)) * d;
-    (*acc).grad += g;
     if pj.w > 0.0 {
+        (*acc).grad += g;
         (*acc).grad2 += dot(g, g);
+    } else {
+        (*acc).grad_b += g;
     }
 }
 
@@ -58,10 +63,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         return;
     }
     let h = params.h;
-    var acc = Acc(pi.xyz, 0.0, vec3<f32>(0.0), 0.0, i, h * h, 1.0 / h);
+    var acc = Acc(pi.xyz, 0.0, vec3<f32>(0.0), vec3<f32>(0.0), 0.0, i, h * h, 1.0 / h);
     neighbour_loop(pi.xyz, &acc);
     vel_rho[i].w = acc.rho * params.kernel_norm;
     let s = params.kernel_norm * 6.0 / (h * h);
-    let d = (dot(acc.grad, acc.grad) + acc.grad2) * s * s;
+    let d = (dot(acc.grad + 2.0 * acc.grad_b, acc.grad + acc.grad_b) + acc.grad2) * s * s;
     factor[i] = select(0.0, 1.0 / d, d > 0.0);
 }

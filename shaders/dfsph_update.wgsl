@@ -1,7 +1,8 @@
 // dfsph.update: the other half of a DFSPH iteration: every fluid particle's velocity moves by
-//   v_i -= dt sum_{j fluid} m_j (kappa_i + kappa_j) grad W_ij + dt sum_{b boundary} psi_b kappa_i grad W_ib
-// (boundary particles mirror the particle's own kappa, Akinci et al. 2012). Dispatched
-// indirectly, like dfsph.source.
+//   v_i -= dt sum_{j fluid} m_j (kappa_i + kappa_j) grad W_ij + dt sum_{b wall} psi_b 2 kappa_i grad W_ib
+// (a wall particle takes the fluid particle's own kappa: pressure mirroring in both terms of
+// the symmetric form; with one term the wall holds half the force and particles sink into it).
+// Dispatched indirectly, like dfsph.source.
 //
 // #import common
 // #import neighbours
@@ -32,6 +33,8 @@ fn visit(acc: ptr<function, Acc>, j: u32) {
     var k = (*acc).k;
     if pj.w > 0.0 {
         k += kappa[j];
+    } else {
+        k += (*acc).k;
     }
     (*acc).dv += (abs(pj.w) * k * kernel_grad_q(q, inv_r / (*acc).inv_h)) * d;
 }

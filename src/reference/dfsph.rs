@@ -6,8 +6,8 @@ use super::sph::RefSim;
 
 impl RefSim {
     /// dfsph.factor: `ρ_i` as [`RefSim::compute_density`] and `factor_i = 1/D_i` with
-    /// `D_i = |Σ_j m_j ∇W_ij|² + Σ_{j fluid} |m_j ∇W_ij|²` (`j ≠ i`, boundary weighing in with
-    /// ψ = |w| in the first sum), 0 where `D_i = 0`.
+    /// `D_i = (g_f + 2 g_b)·(g_f + g_b) + Σ_{j fluid} |m_j ∇W_ij|²`, `g_f = Σ_{j fluid} m_j ∇W_ij`,
+    /// `g_b = Σ_{b wall} ψ_b ∇W_ib` (`j ≠ i`), 0 where `D_i = 0`.
     pub fn compute_density_and_factor(&mut self, nb: &[Vec<u32>]) {
         self.compute_density(nb);
         let k = self.kernel();
@@ -15,20 +15,24 @@ impl RefSim {
             if !self.is_fluid(i) {
                 continue;
             }
-            let (mut g, mut g2) = ([0.0f64; 3], 0.0);
+            let (mut gf, mut gb, mut g2) = ([0.0f64; 3], [0.0f64; 3], 0.0);
             for &j in list {
                 let j = j as usize;
                 if let Some((m, grad)) = self.pair(&k, i, j) {
                     let t = [m * grad[0], m * grad[1], m * grad[2]];
-                    for d in 0..3 {
-                        g[d] += t[d];
-                    }
                     if self.is_fluid(j) {
+                        for d in 0..3 {
+                            gf[d] += t[d];
+                        }
                         g2 += t[0] * t[0] + t[1] * t[1] + t[2] * t[2];
+                    } else {
+                        for d in 0..3 {
+                            gb[d] += t[d];
+                        }
                     }
                 }
             }
-            let d = g[0] * g[0] + g[1] * g[1] + g[2] * g[2] + g2;
+            let d = (0..3).map(|a| (gf[a] + 2.0 * gb[a]) * (gf[a] + gb[a])).sum::<f64>() + g2;
             self.factor[i] = if d > 0.0 { 1.0 / d } else { 0.0 };
         }
     }
@@ -111,7 +115,7 @@ impl RefSim {
         (if n > 0 { sum / n as f64 } else { 0.0 }, largest)
     }
 
-    /// One update (dfsph.update): `v_i −= dt Σ_{j fluid} m_j (κ_i + κ_j) ∇W_ij + dt Σ_b ψ_b κ_i ∇W_ib`.
+    /// One update (dfsph.update): `v_i −= dt Σ_{j fluid} m_j (κ_i + κ_j) ∇W_ij + dt Σ_b ψ_b 2κ_i ∇W_ib`.
     pub fn update(&mut self, nb: &[Vec<u32>]) {
         let k = self.kernel();
         let dt = self.params.dt as f64;
@@ -123,7 +127,7 @@ impl RefSim {
             for &j in list {
                 let j = j as usize;
                 if let Some((m, grad)) = self.pair(&k, i, j) {
-                    let kk = self.kappa[i] + if self.is_fluid(j) { self.kappa[j] } else { 0.0 };
+                    let kk = self.kappa[i] + if self.is_fluid(j) { self.kappa[j] } else { self.kappa[i] };
                     for d in 0..3 {
                         dv[i][d] += m * kk * grad[d];
                     }
