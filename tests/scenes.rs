@@ -194,12 +194,24 @@ fn open_face_twice() {
 }
 
 #[test]
+fn adaptive_time_step_and_dfsph_settings() {
+    assert_invalid("adaptive_with_emitter.ron", "physics.time_step", "Fixed in a scene with emitters");
+    assert_invalid("adaptive_range_inverted.ron", "physics.time_step.Adaptive.max", "[0.001, 0.1] s (at least time_step.min)");
+    assert_invalid("dt_outside_adaptive_range.ron", "physics.dt", "[0.001, 0.004] s");
+    assert_invalid("dfsph_tolerance_zero.ron", "physics.dfsph.tolerance", "[0.00001, 0.1]");
+}
+
+#[test]
 fn every_bad_scene_is_tested() {
     let names: Vec<String> =
         ron_files(&root().join("tests/bad_scenes")).iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
     let tested = [
+        "adaptive_range_inverted.ron",
+        "adaptive_with_emitter.ron",
         "block_outside_domain.ron",
         "capacity_below_fluid.ron",
+        "dfsph_tolerance_zero.ron",
+        "dt_outside_adaptive_range.ron",
         "dt_too_large.ron",
         "emitter_into_solid.ron",
         "emitter_outside_domain.ron",
