@@ -13,7 +13,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "rillet", version, about = "GPU fluid simulator: weakly compressible SPH on wgpu")]
+#[command(name = "rillet", version, about = "GPU fluid simulator: SPH (weakly compressible or divergence-free) on wgpu")]
 #[command(args_conflicts_with_subcommands = true)]
 struct Cli {
     #[command(flatten)]
