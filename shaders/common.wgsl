@@ -36,7 +36,8 @@ struct SimParams {
     density_tolerance: f32,
     divergence_tolerance: f32,
     max_iterations: u32,
-    _pad1: u32,
+    // no-slip walls: kinematic viscosity of the fluid-wall friction (0 = free slip)
+    no_slip_viscosity: f32,
     _pad2: u32,
 }
 

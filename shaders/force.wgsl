@@ -20,6 +20,9 @@ struct Acc {
     v: vec3<f32>,
     rho: f32,
     a: vec3<f32>,
+    // no-slip walls: sum over wall neighbours of m_b (rho_i + rho_b) / (rho_i rho_b)
+    // * kernel_grad_q r^2 / (r^2 + 0.01 h^2) * (v_i - v_b) (without nu * kernel_norm * 6 / h^2)
+    friction: vec3<f32>,
     self_slot: u32,
     inv_h: f32,
     inv_rho0: f32,
@@ -51,7 +54,13 @@ fn visit(acc: ptr<function, Acc>, j: u32) {
         pi_ij = -alpha * (*acc).visc * vd / (((*acc).rho + rho_j) * (r2 + 0.01 * h * h));
     }
     // the factor kernel_norm * 6 / h^2 of the gradient is applied once, after the loop
-    (*acc).a -= (abs(pj.w) * ((*acc).p_term + p_j + pi_ij) * kernel_grad_q(q, h * inv_r)) * d;
+    let g = kernel_grad_q(q, h * inv_r);
+    (*acc).a -= (abs(pj.w) * ((*acc).p_term + p_j + pi_ij) * g) * d;
+    if !fluid && params.no_slip_viscosity > 0.0 {
+        // Morris et al. 1997 laminar viscosity, x_ij . grad W_ij = g r^2 (times the factor)
+        let f = abs(pj.w) * ((*acc).rho + rho_j) / ((*acc).rho * rho_j) * g * r2 / (r2 + 0.01 * h * h);
+        (*acc).friction += f * ((*acc).v - vj.xyz);
+    }
 }
 
 @compute @workgroup_size(WG_SIZE)
@@ -73,9 +82,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         p_i = tait_pressure(vi.w, 1.0 / rho0);
     }
     let h = params.h;
-    var acc = Acc(pi.xyz, p_i / (vi.w * vi.w), vi.xyz, vi.w, vec3<f32>(0.0), i, 1.0 / h,
+    var acc = Acc(pi.xyz, p_i / (vi.w * vi.w), vi.xyz, vi.w, vec3<f32>(0.0), vec3<f32>(0.0), i, 1.0 / h,
                   1.0 / rho0, h * params.sound_speed * 2.0);
     neighbour_loop(pi.xyz, &acc);
     let grad_scale = params.kernel_norm * 6.0 / (h * h);
-    acc_out[i] = vec4<f32>(acc.a * grad_scale + params.gravity, 0.0);
+    let friction = acc.friction * (params.no_slip_viscosity * grad_scale);
+    acc_out[i] = vec4<f32>(acc.a * grad_scale + friction + params.gravity, 0.0);
 }

@@ -6,6 +6,11 @@
 // over the same neighbour loop; fluid particles are skipped, wall particles without fluid
 // around them get rho0 (p_b = 0).
 //
+// No-slip walls (params.no_slip_viscosity > 0): the wall particle also takes the velocity
+// v_b = 2 v_wall - sum_f v_f W_bf / sum_f W_bf (Adami et al. 2012, eq. 22-23; walls at rest:
+// minus the fluid's velocity extrapolated to it), which sph.force's laminar friction uses;
+// otherwise it stays at rest.
+//
 // #import common
 // #import neighbours
 
@@ -18,6 +23,8 @@ struct Acc {
     num: f32,
     // sum of kernel_w_q over fluid neighbours
     den: f32,
+    // sum of v_f * kernel_w_q over fluid neighbours
+    vel: vec3<f32>,
     h2: f32,
     inv_h: f32,
     inv_rho0: f32,
@@ -32,9 +39,11 @@ fn visit(acc: ptr<function, Acc>, j: u32) {
     let r2 = dot(d, d);
     if r2 < (*acc).h2 {
         let w = kernel_w_q(sqrt(r2) * (*acc).inv_h);
-        let rho_f = vel_rho[j].w;
+        let vf = vel_rho[j];
+        let rho_f = vf.w;
         (*acc).num += (tait_pressure(rho_f, (*acc).inv_rho0) + rho_f * dot(params.gravity, d)) * w;
         (*acc).den += w;
+        (*acc).vel += vf.xyz * w;
     }
 }
 
@@ -51,11 +60,15 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         return;
     }
     let rho0 = params.rest_density;
-    var acc = Acc(pi.xyz, 0.0, 0.0, params.h * params.h, 1.0 / params.h, 1.0 / rho0);
+    var acc = Acc(pi.xyz, 0.0, 0.0, vec3<f32>(0.0), params.h * params.h, 1.0 / params.h, 1.0 / rho0);
     neighbour_loop(pi.xyz, &acc);
     var p_b = 0.0;
+    var v_b = vec3<f32>(0.0);
     if acc.den > 0.0 {
         p_b = max(acc.num / acc.den, 0.0);
+        if params.no_slip_viscosity > 0.0 {
+            v_b = -acc.vel / acc.den;
+        }
     }
-    vel_rho[i].w = rho0 * pow(p_b / params.stiffness + 1.0, 1.0 / 7.0);
+    vel_rho[i] = vec4<f32>(v_b, rho0 * pow(p_b / params.stiffness + 1.0, 1.0 / 7.0));
 }

@@ -60,6 +60,12 @@ pub fn viscous_dt_limit(h: f64, alpha: f64, sound_speed: f64) -> Option<f64> {
     (alpha > 0.0 && sound_speed > 0.0).then(|| 0.625 * h / (alpha * sound_speed))
 }
 
+/// Largest dt the viscous condition allows for a laminar kinematic viscosity ν (no-slip walls):
+/// `0.125·ℓ²/ν` with the smoothing length `ℓ = h/2`. `None` without it.
+pub fn laminar_dt_limit(h: f64, nu: f64) -> Option<f64> {
+    (nu > 0.0).then(|| 0.125 * (0.5 * h) * (0.5 * h) / nu)
+}
+
 /// The fraction of the support radius (WCSPH: sound and flow, dt·(c + |v|)/h) or of the
 /// spacing (DFSPH: flow alone, dt·|v|/s) crossed in one step must stay below `cfl`; with the
 /// force condition dt ≤ 0.25·√(h/|a|) and `[dt_min, dt_max]` this is the adaptive dt

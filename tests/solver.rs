@@ -210,3 +210,70 @@ fn dfsph_converges_on_the_gpu_as_the_twin_does_with_an_adaptive_step() {
     assert_eq!(compared, 3);
     assert!(most >= 1, "the drop's impact should make the pressure solve iterate ({most})");
 }
+
+/// No-slip walls (Adami et al. 2012's extrapolated wall velocity, Morris et al. 1997's laminar
+/// friction): one step from a moving state against the twin — the wall particles' velocities and
+/// the accelerations — and trajectories over 40 steps (WCSPH tolerances).
+#[test]
+fn no_slip_walls_match_the_twin() {
+    let mut scene = small_drop();
+    scene.physics.no_slip_viscosity = 1e-3;
+    scene.validate("small_drop.ron").expect("valid");
+    let base = build(&scene);
+    let mut warm = sim(&base, options(1));
+    warm.run(150);
+    let p = warm.read_particles().by_id();
+    let state = InitialState { pos_mass: p.pos_mass, vel_rho: p.vel_rho, ..base.clone() };
+
+    let mut s = sim(&state, options(1));
+    s.run(1);
+    let after = s.read_particles();
+    let acc = s.read_acc();
+    let mut cpu = RefSim::new(&state);
+    let nb = cpu.neighbours();
+    cpu.compute_density(&nb);
+    cpu.compute_wall_pressure(&nb);
+    let mut free_slip = cpu.clone();
+    free_slip.params.no_slip_viscosity = 0.0;
+    free_slip.compute_wall_pressure(&nb);
+    free_slip.compute_forces(&nb);
+    cpu.compute_forces(&nb);
+    let g = 9.81;
+    let (mut worst_a, mut worst_wall_v, mut moving_walls, mut friction) = (0.0f64, 0.0f64, 0, 0.0f64);
+    for (slot, &id) in after.id.iter().enumerate() {
+        let i = id as usize;
+        if cpu.is_boundary(i) {
+            let v = &cpu.vel_rho[i];
+            let speed = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+            if speed > 1e-3 {
+                moving_walls += 1;
+            }
+            let dv = (0..3).map(|d| (after.vel_rho[slot][d] as f64 - v[d]).powi(2)).sum::<f64>().sqrt();
+            worst_wall_v = worst_wall_v.max(dv / (speed + 1e-2));
+        } else if cpu.is_fluid(i) {
+            let a = cpu.acc[i];
+            let an = (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt();
+            let da = (0..3).map(|d| (acc[slot][d] as f64 - a[d]).powi(2)).sum::<f64>().sqrt();
+            worst_a = worst_a.max(da / (an + g));
+            let fa = free_slip.acc[i];
+            friction = friction.max((0..3).map(|d| (a[d] - fa[d]).powi(2)).sum::<f64>().sqrt());
+        }
+    }
+    eprintln!(
+        "{moving_walls} wall particles moving; wall velocity off by {worst_wall_v:.2e} of (|v| + 0.01); acceleration {worst_a:.2e} of (|a| + |g|); friction up to {friction:.3} m/s²"
+    );
+    assert!(moving_walls > 50, "the walls under the moving water should move ({moving_walls})");
+    assert!(friction > 0.1, "the friction should change accelerations ({friction} m/s²)");
+    assert!(worst_wall_v < 1e-4, "wall velocity off by {worst_wall_v:e}");
+    assert!(worst_a < 5e-4, "acceleration off by {worst_a:e}");
+
+    let mut cpu = RefSim::new(&state);
+    for _ in 0..40 {
+        cpu.step();
+    }
+    let mut s = sim(&state, options(4));
+    run(&mut s, 40, 15);
+    let (dx, dv, drho) = diff(&s.read_particles(), &cpu);
+    eprintln!("40 steps: |dx| {dx:.2e} |dv| {dv:.2e} ρ {drho:.2e}");
+    assert!(dx <= TOL_X && dv <= TOL_V && drho <= 1e-4, "|dx| {dx:e}, |dv| {dv:e}, density {drho:e}");
+}

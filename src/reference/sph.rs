@@ -192,6 +192,7 @@ impl RefSim {
         let c = p.sound_speed as f64;
         let (alpha_fluid, alpha_wall) = (p.viscosity as f64, p.wall_viscosity as f64);
         let eta2 = 0.01 * h * h;
+        let nu = p.no_slip_viscosity as f64;
         // P_j = p(ρ_j)/ρ_j² for everyone (for boundary particles ρ_j carries the wall pressure)
         let pr: Vec<f64> =
             self.vel_rho.iter().map(|v| if pressure { self.pressure(v[3]) / (v[3] * v[3]) } else { 0.0 }).collect();
@@ -226,6 +227,14 @@ impl RefSim {
                 let s = xj[3].abs() * (pr[i] + pr[j] + pi_ij);
                 for d in 0..3 {
                     a[d] -= s * grad[d];
+                }
+                // no-slip walls: Morris et al. (1997) laminar friction against wall particles
+                if xj[3] < 0.0 && nu > 0.0 {
+                    let xg = x[0] * grad[0] + x[1] * grad[1] + x[2] * grad[2];
+                    let f = xj[3].abs() * nu * (vi[3] + vj[3]) / (vi[3] * vj[3]) * xg / (r2 + eta2);
+                    for d in 0..3 {
+                        a[d] += f * v[d];
+                    }
                 }
             }
             self.acc[i] = [g[0] + a[0], g[1] + a[1], g[2] + a[2]];
@@ -318,7 +327,7 @@ impl RefSim {
                 continue;
             }
             let xw = self.pos_mass[w];
-            let (mut num, mut den) = (0.0, 0.0);
+            let (mut num, mut den, mut vel) = (0.0, 0.0, [0.0f64; 3]);
             for &f in nb_w {
                 let f = f as usize;
                 if !self.is_fluid(f) {
@@ -330,9 +339,17 @@ impl RefSim {
                 let rho_f = self.vel_rho[f][3];
                 num += (self.pressure(rho_f) + rho_f * (g[0] * r[0] + g[1] * r[1] + g[2] * r[2])) * weight;
                 den += weight;
+                for d in 0..3 {
+                    vel[d] += self.vel_rho[f][d] * weight;
+                }
             }
             let p_w = if den > 0.0 { (num / den).max(0.0) } else { 0.0 };
             self.vel_rho[w][3] = rho0 * (p_w / b + 1.0).powf(1.0 / 7.0);
+            // no-slip walls: minus the fluid's velocity extrapolated to the wall particle
+            let no_slip = self.params.no_slip_viscosity > 0.0 && den > 0.0;
+            for d in 0..3 {
+                self.vel_rho[w][d] = if no_slip { -vel[d] / den } else { 0.0 };
+            }
         }
     }
 

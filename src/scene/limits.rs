@@ -76,6 +76,8 @@ pub const VISCOSITY: Limit<f32> = Limit::closed(0.0, 10.0, "");
 /// Each component of gravity.
 pub const GRAVITY: Limit<f32> = Limit::closed(-1000.0, 1000.0, "m/s²");
 pub const DT: Limit<f32> = Limit::above(0.0, 0.1, "s");
+/// Kinematic viscosity of no-slip walls.
+pub const NO_SLIP_VISCOSITY: Limit<f32> = Limit::closed(0.0, 1.0, "m²/s").with_note("(0 = free slip; water 1e-6)");
 /// CFL number of an adaptive time step.
 pub const ADAPTIVE_CFL: Limit<f32> = Limit::above(0.0, 1.0, "");
 /// DFSPH's tolerances (mean relative density error, and divergence per step).

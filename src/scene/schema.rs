@@ -35,6 +35,10 @@ pub struct Physics {
     pub viscosity: f32,
     /// Monaghan artificial viscosity α between fluid and wall particles (0 = free slip).
     pub wall_viscosity: f32,
+    /// No-slip walls: the kinematic viscosity ν (m²/s, water 1e-6) of a laminar friction
+    /// between fluid and wall particles (Morris et al. 1997), the walls moving with the
+    /// extrapolated velocity of Adami et al. 2012; 0 = free slip.
+    pub no_slip_viscosity: f32,
     /// Gravity in m/s².
     pub gravity: [f32; 3],
     /// Time step in seconds (the first step's, when `time_step` is adaptive).
@@ -323,6 +327,7 @@ impl Default for Physics {
             pressure: Pressure::Auto,
             viscosity: 0.05,
             wall_viscosity: 0.0,
+            no_slip_viscosity: 0.0,
             gravity: [0.0, -9.81, 0.0],
             dt: 4e-4,
             time_step: TimeStep::Fixed,

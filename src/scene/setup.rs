@@ -179,6 +179,7 @@ pub fn build(scene: &Scene) -> InitialState {
         sound_speed: c,
         viscosity: p.viscosity,
         wall_viscosity: p.wall_viscosity,
+        no_slip_viscosity: p.no_slip_viscosity,
         kernel_norm: crate::physics::kernel_norm(hd) as f32,
         capacity: scene.grid.capacity,
         open_faces: scene.open_face_bits(),
@@ -212,6 +213,7 @@ pub fn with_solver(mut params: SimParams, p: &crate::scene::Physics) -> SimParam
         TimeStep::Adaptive { min, max, cfl } => {
             let max = crate::physics::viscous_dt_limit(params.h as f64, params.viscosity.max(params.wall_viscosity) as f64, params.sound_speed as f64)
                 .map_or(max, |v| max.min(v as f32).max(min));
+            let max = crate::physics::laminar_dt_limit(params.h as f64, params.no_slip_viscosity as f64).map_or(max, |v| max.min(v as f32).max(min));
             (1, min, max, cfl)
         }
     };

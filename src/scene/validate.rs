@@ -73,6 +73,7 @@ impl Scene {
         }
         v.finite("physics.viscosity", p.viscosity, "")?;
         v.finite("physics.wall_viscosity", p.wall_viscosity, "")?;
+        v.finite("physics.no_slip_viscosity", p.no_slip_viscosity, "m²/s")?;
         for a in 0..3 {
             v.finite(&format!("physics.gravity[{a}]"), p.gravity[a], "m/s²")?;
         }
@@ -91,6 +92,23 @@ impl Scene {
         }
         v.limit("physics.viscosity", p.viscosity, &limits::VISCOSITY)?;
         v.limit("physics.wall_viscosity", p.wall_viscosity, &limits::VISCOSITY)?;
+        v.limit("physics.no_slip_viscosity", p.no_slip_viscosity, &limits::NO_SLIP_VISCOSITY)?;
+        if let Some(limit) = crate::physics::laminar_dt_limit(SUPPORT_OVER_SPACING as f64 * p.spacing as f64, p.no_slip_viscosity as f64)
+            && p.dt as f64 > limit
+        {
+            return Err(v.invalid(
+                "physics.dt",
+                p.dt,
+                &format!("(0, {limit:.4e}] s: the viscous condition of the no-slip walls, dt ≤ 0.125·(h/2)²/ν with ν = {} m²/s", p.no_slip_viscosity),
+            ));
+        }
+        if p.no_slip_viscosity > 0.0 && p.solver == Solver::Dfsph {
+            return Err(v.invalid(
+                "physics.no_slip_viscosity",
+                p.no_slip_viscosity,
+                "0 with the DFSPH solver (its walls have no wall pass to extrapolate the velocity yet)",
+            ));
+        }
         for a in 0..3 {
             v.limit(&format!("physics.gravity[{a}]"), p.gravity[a], &limits::GRAVITY)?;
         }

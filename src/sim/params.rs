@@ -68,8 +68,10 @@ pub struct SimParams {
     pub divergence_tolerance: f32,
     /// DFSPH: most velocity updates per solve.
     pub max_iterations: u32,
+    /// No-slip walls: kinematic viscosity ν (m²/s) of the laminar fluid–wall friction; 0 = free
+    /// slip (wall particles at rest).
+    pub no_slip_viscosity: f32,
     /// Padding to a 16-byte multiple.
-    pub _pad1: u32,
     pub _pad2: u32,
 }
 
