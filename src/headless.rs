@@ -621,7 +621,7 @@ pub fn run_scene(
             state.n_fluid,
             state.n_boundary(),
             scene.physics.spacing,
-            solver_name(&sim),
+            crate::scene::Solver::of(sim.params().solver).name(),
             time_step_words(&params),
             params.sound_speed,
             cfg.steps,
@@ -673,7 +673,7 @@ pub fn run_scene(
         spacing: scene.physics.spacing,
         h: params.h,
         dt: params.dt,
-        solver: solver_name(&sim).to_string(),
+        solver: crate::scene::Solver::of(sim.params().solver).name().to_string(),
         time_step: if sim.is_adaptive() { "adaptive" } else { "fixed" }.to_string(),
         sound_speed: params.sound_speed,
         stiffness: params.stiffness,
@@ -909,11 +909,6 @@ fn read_series(pvd: &Path, to: u64) -> Vec<(f64, String)> {
             (step <= to).then_some((time, file))
         })
         .collect()
-}
-
-/// "WCSPH" or "DFSPH" (the scene's spelling).
-fn solver_name(sim: &Sim) -> &'static str {
-    if sim.is_dfsph() { "DFSPH" } else { "WCSPH" }
 }
 
 /// The time step in words: "dt adaptive in [min, max] s, cfl X" or "dt X s".

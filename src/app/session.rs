@@ -5,7 +5,7 @@
 //! is kept for the panel.
 
 use super::driver::Driver;
-use super::panel::{Controls, solver_name};
+use super::panel::Controls;
 use super::watch::SceneWatch;
 use crate::gpu::Gpu;
 use crate::scene::setup;
@@ -76,7 +76,7 @@ impl LoadedScene {
         scene
             .validate(&self.name)
             .and_then(|()| scene.validate_count(&self.name))
-            .with_context(|| format!("with the solver {} chosen in the panel", solver_name(solver)))?;
+            .with_context(|| format!("with the solver {} chosen in the panel", solver.name()))?;
         let mut state = self.state.clone();
         state.params = setup::with_solver(state.params, &scene.physics);
         Ok(Cow::Owned(state))

@@ -74,6 +74,29 @@ pub enum Solver {
     Dfsph,
 }
 
+impl Solver {
+    /// "WCSPH" or "DFSPH", as a scene spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Solver::Wcsph => "WCSPH",
+            Solver::Dfsph => "DFSPH",
+        }
+    }
+
+    /// `SimParams::solver` of this solver.
+    pub fn code(self) -> u32 {
+        match self {
+            Solver::Wcsph => crate::physics::SOLVER_WCSPH,
+            Solver::Dfsph => crate::physics::SOLVER_DFSPH,
+        }
+    }
+
+    /// The solver a simulation's `SimParams::solver` names.
+    pub fn of(code: u32) -> Self {
+        if code == crate::physics::SOLVER_DFSPH { Solver::Dfsph } else { Solver::Wcsph }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct DfsphSettings {

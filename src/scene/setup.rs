@@ -203,11 +203,8 @@ pub fn build(scene: &Scene) -> InitialState {
 /// The solver and time-step fields of the uniform block from the scene's physics
 /// (docs/PHYSICS.md, "Time step" and "DFSPH").
 pub fn with_solver(mut params: SimParams, p: &crate::scene::Physics) -> SimParams {
-    use crate::scene::{Solver, TimeStep};
-    params.solver = match p.solver {
-        Solver::Wcsph => crate::physics::SOLVER_WCSPH,
-        Solver::Dfsph => crate::physics::SOLVER_DFSPH,
-    };
+    use crate::scene::TimeStep;
+    params.solver = p.solver.code();
     (params.adaptive, params.dt_min, params.dt_max, params.cfl) = match p.time_step {
         TimeStep::Fixed => (0, p.dt, p.dt, 0.0),
         TimeStep::Adaptive { min, max, cfl } => {

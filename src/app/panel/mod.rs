@@ -135,17 +135,9 @@ pub fn flow_readout(n_fluid: u32, slots: u32, s: &DiagSample) -> (String, Option
     (line, warning)
 }
 
-/// "WCSPH" or "DFSPH", as a scene spells it.
-pub fn solver_name(solver: Solver) -> &'static str {
-    match solver {
-        Solver::Wcsph => "WCSPH",
-        Solver::Dfsph => "DFSPH",
-    }
-}
-
 /// The solver the simulation runs.
 pub fn running_solver(p: &SimParams) -> Solver {
-    if p.solver == SOLVER_DFSPH { Solver::Dfsph } else { Solver::Wcsph }
+    Solver::of(p.solver)
 }
 
 /// The step's own measurements in a diagnostics sample, as (label, value) rows: the last step's
@@ -395,7 +387,7 @@ fn diagnostics(ui: &mut egui::Ui, r: &Readout, controls: &Controls) {
 /// The solver, the time step and the step's own measurements (from the running simulation's
 /// readbacks).
 fn solver(ui: &mut egui::Ui, r: &Readout) {
-    ui.strong(format!("Solver: {}", solver_name(running_solver(r.params))));
+    ui.strong(format!("Solver: {}", running_solver(r.params).name()));
     match r.current {
         None => {
             ui.weak("waiting for the first readback (every 60 frames)");
@@ -436,9 +428,9 @@ fn simulation(ui: &mut egui::Ui, c: &mut Controls, r: &Readout, actions: &mut Ve
     let running = running_solver(r.params);
     let shown = c.solver.unwrap_or(running);
     let mut choice = shown;
-    egui::ComboBox::from_label("pressure solver").selected_text(solver_name(choice)).show_ui(ui, |ui| {
+    egui::ComboBox::from_label("pressure solver").selected_text(choice.name()).show_ui(ui, |ui| {
         for s in [Solver::Wcsph, Solver::Dfsph] {
-            ui.selectable_value(&mut choice, s, solver_name(s));
+            ui.selectable_value(&mut choice, s, s.name());
         }
     });
     if choice != shown {
@@ -447,7 +439,7 @@ fn simulation(ui: &mut egui::Ui, c: &mut Controls, r: &Readout, actions: &mut Ve
     if choice != running {
         ui.colored_label(
             egui::Color32::from_rgb(255, 190, 80),
-            format!("pending: {} from the next reset (Backspace) or reload; {} runs now", solver_name(choice), solver_name(running)),
+            format!("pending: {} from the next reset (Backspace) or reload; {} runs now", choice.name(), running.name()),
         );
     }
     let o = &mut c.options;
