@@ -114,3 +114,21 @@ fn tait_pressure(rho: f32, inv_rho0: f32) -> f32 {
 // Fixed-point scale of the error sums of sim.time_step and dfsph.source (2^20 per unit): a sum
 // over a workgroup (at most 256 shares of at most 1) fits 32 bits, the total is kept in 64.
 const ERROR_SCALE: f32 = 1048576.0;
+
+// A workgroup's share of an error sum in fixed point (x at most WG_SIZE).
+fn to_fixed(x: f32) -> u32 {
+    return u32(x * ERROR_SCALE + 0.5);
+}
+
+// Whether adding v to a low word that held `old` carried into the high word.
+fn carried(old: u32, v: u32) -> bool {
+    return old > 0xffffffffu - v;
+}
+
+// The mean of a fixed-point sum (low and high words) over `count` shares (0 for none).
+fn fixed_mean(lo: u32, hi: u32, count: u32) -> f32 {
+    if count == 0u {
+        return 0.0;
+    }
+    return (f32(hi) * 4294967296.0 + f32(lo)) / ERROR_SCALE / f32(count);
+}

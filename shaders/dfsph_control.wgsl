@@ -38,11 +38,7 @@ fn main() {
     if solve_state[4] != 0u {
         return;
     }
-    let count = solve_state[2];
-    var mean = 0.0;
-    if count > 0u {
-        mean = (f32(solve_state[1]) * 4294967296.0 + f32(solve_state[0])) / ERROR_SCALE / f32(count);
-    }
+    let mean = fixed_mean(solve_state[0], solve_state[1], solve_state[2]);
     let tolerance = select(params.divergence_tolerance, params.density_tolerance, DENSITY);
     let largest = bitcast<f32>(solve_state[5]);
     let done = solve_state[3];

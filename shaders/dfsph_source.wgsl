@@ -121,9 +121,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         }
     }
     if lid == 0u && wg_count[0] > 0u {
-        let v = u32(wg_err[0] * ERROR_SCALE + 0.5);
-        let old = atomicAdd(&solve_state[0], v);
-        if old > 0xffffffffu - v {
+        let v = to_fixed(wg_err[0]);
+        if carried(atomicAdd(&solve_state[0], v), v) {
             atomicAdd(&solve_state[1], 1u);
         }
         atomicAdd(&solve_state[2], wg_count[0]);

@@ -54,8 +54,7 @@ fn sample(i: u32) -> Sample {
 fn finish() {
     let max_speed = bitcast<f32>(atomicLoad(&reduce[0]));
     let max_acc = bitcast<f32>(atomicLoad(&reduce[1]));
-    let sum = f32(atomicLoad(&reduce[3])) * 4294967296.0 + f32(atomicLoad(&reduce[2]));
-    let fluid = atomicLoad(&reduce[4]);
+    let mean = fixed_mean(atomicLoad(&reduce[2]), atomicLoad(&reduce[3]), atomicLoad(&reduce[4]));
     var dt = params.dt_max;
     if params.adaptive != 0u {
         let h = params.h;
@@ -88,10 +87,6 @@ fn finish() {
     atomicStore(&diag[9], bitcast<u32>(t));
     atomicStore(&diag[10], bitcast<u32>(y - (t - sum_t)));
     atomicStore(&diag[11], bitcast<u32>(max_speed));
-    var mean = 0.0;
-    if fluid > 0u {
-        mean = sum / ERROR_SCALE / f32(fluid);
-    }
     atomicStore(&diag[12], bitcast<u32>(mean));
     for (var k = 0u; k < 8u; k++) {
         atomicStore(&reduce[k], 0u);
@@ -124,16 +119,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if lid == 0u && wg_count[0] > 0u {
         atomicMax(&reduce[0], bitcast<u32>(wg_speed[0]));
         atomicMax(&reduce[1], bitcast<u32>(wg_acc[0]));
-        add_fixed(wg_err[0]);
+        let v = to_fixed(wg_err[0]);
+        if carried(atomicAdd(&reduce[2], v), v) {
+            atomicAdd(&reduce[3], 1u);
+        }
         atomicAdd(&reduce[4], wg_count[0]);
     }
 }
 
-// Adds x (at most WG_SIZE) in fixed point to the 64-bit sum in reduce[2] (low) and reduce[3].
-fn add_fixed(x: f32) {
-    let v = u32(x * ERROR_SCALE + 0.5);
-    let old = atomicAdd(&reduce[2], v);
-    if old > 0xffffffffu - v {
-        atomicAdd(&reduce[3], 1u);
-    }
-}
