@@ -463,10 +463,10 @@ impl Sim {
     }
 
     /// Device bytes a simulation of `n` particles allocates for its particle buffers (two sets
-    /// of position, velocity and id, the acceleration and three grid arrays), without the
-    /// per-cell arrays.
-    pub fn device_bytes(n: u64) -> u64 {
-        n * (2 * (16 + 16 + 4) + 16 + 3 * 4)
+    /// of position, velocity and id, the acceleration and three grid arrays; with `dfsph` the
+    /// solver's five per-particle arrays), without the per-cell arrays.
+    pub fn device_bytes(n: u64, dfsph: bool) -> u64 {
+        n * (2 * (16 + 16 + 4) + 16 + 3 * 4 + if dfsph { 5 * 4 } else { 0 })
     }
 
     pub fn new(gpu: &Gpu, state: &InitialState, options: SimOptions) -> Result<Self, SimError> {
