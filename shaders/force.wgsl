@@ -10,7 +10,8 @@
 @group(0) @binding(5) var<storage, read> vel_rho: array<vec4<f32>>;
 @group(0) @binding(6) var<storage, read_write> acc_out: array<vec4<f32>>;
 
-// false for DFSPH: viscosity and gravity only (the pressure is solved for)
+// false for DFSPH: viscosity, gravity and the walls' hydrostatic support only (the pressure is
+// solved for; docs/PHYSICS.md, "DFSPH")
 override PRESSURE: bool = true;
 
 struct Acc {
@@ -46,6 +47,10 @@ fn visit(acc: ptr<function, Acc>, j: u32) {
     var p_j = 0.0;
     if PRESSURE {
         p_j = tait_pressure(rho_j, (*acc).inv_rho0) / (rho_j * rho_j);
+    } else if !fluid {
+        // DFSPH: the wall's hydrostatic part, kappa_b - kappa_i = g . (x_b - x_i) / rho0 (the
+        // solve mirrors kappa_i; this is the part of Adami's wall pressure that kappa_i lacks)
+        p_j = -dot(params.gravity, d) * (*acc).inv_rho0;
     }
     let alpha = select(params.wall_viscosity, params.viscosity, fluid);
     let vd = dot((*acc).v - vj.xyz, d);

@@ -5,11 +5,12 @@
 //! half-written file ever has its final name.
 //!
 //! Every frame holds, per particle in id order (ids are stable across reorders): position,
-//! velocity, density, Tait pressure (negative clamped, as the step uses it), id, and kind
+//! velocity, density, pressure (WCSPH: the Tait pressure, negative clamped, as the step uses it;
+//! DFSPH: the solver's, `dfsph_pressure`, 0 for wall particles), id, and kind
 //! (0 fluid, 1 boundary); boundary particles only when asked for.
 
 use crate::physics::tait_pressure;
-use crate::sim::Particles;
+use crate::sim::{Particles, dfsph_pressure};
 use anyhow::Context as _;
 use base64::Engine as _;
 use std::path::Path;
@@ -50,6 +51,7 @@ impl Frame {
     pub fn new(p: &Particles, step: u64, time: f64, rest_density: f32, stiffness: f32, boundary: bool) -> Self {
         let by_id = p.by_id();
         let mut f = Frame { step, time, position: vec![], velocity: vec![], density: vec![], pressure: vec![], id: vec![], kind: vec![] };
+        let tait = |rho: f64| tait_pressure(rho, rest_density as f64, stiffness as f64);
         for (id, (x, v)) in by_id.pos_mass.iter().zip(&by_id.vel_rho).enumerate() {
             let wall = x[3] < 0.0;
             // a free slot (w = 0) holds no particle
@@ -59,7 +61,7 @@ impl Frame {
             f.position.push([x[0], x[1], x[2]]);
             f.velocity.push([v[0], v[1], v[2]]);
             f.density.push(v[3]);
-            f.pressure.push(tait_pressure(v[3] as f64, rest_density as f64, stiffness as f64) as f32);
+            f.pressure.push(by_id.pressure_at(id, tait) as f32);
             f.id.push(id as u32);
             f.kind.push(wall as u8);
         }
@@ -194,6 +196,10 @@ pub enum Job {
         rest_density: f32,
         stiffness: f32,
         boundary: bool,
+        /// DFSPH: the byte offset in `bytes` of the solves' totals by particle id
+        /// (`warm_pressure`, then `warm_divergence`, 4 B × `n` each) and the step's dt, from
+        /// which the frame's pressure is made (`dfsph_pressure`).
+        solver_pressure: Option<(usize, f32)>,
     },
 }
 
@@ -201,12 +207,15 @@ impl Job {
     fn frame(self) -> Frame {
         match self {
             Job::Frame(f) => f,
-            Job::Raw { bytes, n, step, time, rest_density, stiffness, boundary } => {
-                let p = Particles {
-                    pos_mass: bytemuck::pod_collect_to_vec(&bytes[..n * 16]),
-                    vel_rho: bytemuck::pod_collect_to_vec(&bytes[n * 16..n * 32]),
-                    id: bytemuck::pod_collect_to_vec(&bytes[n * 32..n * 36]),
-                };
+            Job::Raw { bytes, n, step, time, rest_density, stiffness, boundary, solver_pressure } => {
+                let vel_rho: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&bytes[n * 16..n * 32]);
+                let id: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes[n * 32..n * 36]);
+                let pressure = solver_pressure.map(|(at, dt)| {
+                    let wp: Vec<f32> = bytemuck::pod_collect_to_vec(&bytes[at..at + n * 4]);
+                    let wv: Vec<f32> = bytemuck::pod_collect_to_vec(&bytes[at + n * 4..at + n * 8]);
+                    dfsph_pressure(&vel_rho, &id, &wp, &wv, dt)
+                });
+                let p = Particles { pos_mass: bytemuck::pod_collect_to_vec(&bytes[..n * 16]), vel_rho, id, pressure };
                 Frame::new(&p, step, time, rest_density, stiffness, boundary)
             }
         }
@@ -317,7 +326,18 @@ mod tests {
             pos_mass: vec![[1.0, 2.0, 3.0, 0.5], [0.0, 0.1, 0.2, 0.5], [9.0, 9.0, 9.0, -0.4], [5.0, 5.0, 5.0, 0.0]],
             vel_rho: vec![[1.0, 0.0, 0.0, 1010.0], [0.0, -1.0, 0.0, 990.0], [0.0, 0.0, 0.0, 1000.0], [0.0; 4]],
             id: vec![1, 0, 2, 3],
+            pressure: None,
         }
+    }
+
+    #[test]
+    fn a_solver_pressure_is_exported_by_id_instead_of_the_tait_one() {
+        let mut p = particles();
+        p.pressure = Some(vec![11.0, 22.0, 33.0, 44.0]);
+        let f = Frame::new(&p, 10, 0.004, 1000.0, 50_000.0, true);
+        assert_eq!(f.id, [0, 1, 2]);
+        // slot 1 holds id 0, slot 0 id 1
+        assert_eq!(f.pressure, [22.0, 11.0, 33.0]);
     }
 
     #[test]

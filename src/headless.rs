@@ -6,7 +6,7 @@
 //! escaped particles. Output folder:
 //!
 //! - `probes.csv`: one row per probe (header in the first line), written as the run goes;
-//! - `profile.csv`: the vertical profile (density and Tait pressure per layer of one spacing),
+//! - `profile.csv`: the vertical profile (density and pressure — Tait, or DFSPH's solved one — per layer of one spacing),
 //!   averaged over the probes of the last `--profile-fraction` of the run;
 //! - `run.json`: what ran (scene, resolution, solver, dt, speed of sound, adapter, timing),
 //!   written at the start (outcome `running`) and at the end (with the simulated time reached and

@@ -518,7 +518,7 @@ pub struct ProfileBin {
     pub mean_density: f64,
     pub min_density: f64,
     pub max_density: f64,
-    /// Mean Tait pressure (Pa) of the particles.
+    /// Mean pressure (Pa) of the particles: Tait (WCSPH) or the solver's (DFSPH).
     pub mean_pressure: f64,
     /// Samples deeper than h below the free surface.
     pub interior: u64,
@@ -556,7 +556,8 @@ impl Profile {
         let depths = surface_depths(&self.setup, p);
         let (s, y0) = (self.setup.spacing, self.setup.domain_min[1]);
         let n = self.bins.len();
-        for (i, (x, _, _, rho)) in fluid(p).enumerate() {
+        let slots = p.pos_mass.iter().enumerate().filter(|(_, x)| x[3] > 0.0).map(|(slot, _)| slot);
+        for (i, ((x, _, _, rho), slot)) in fluid(p).zip(slots).enumerate() {
             if !x[1].is_finite() {
                 continue;
             }
@@ -571,7 +572,7 @@ impl Profile {
             }
             self.sum_y[b] += y;
             self.sum_rho[b] += rho;
-            self.sum_p[b] += self.setup.pressure(rho);
+            self.sum_p[b] += p.pressure_at(slot, |rho| self.setup.pressure(rho));
         }
         self.sum_surface += surface_height(&self.setup, p);
         self.snapshots += 1;
@@ -665,7 +666,7 @@ mod tests {
 
     /// A block of `nx × ny × nz` particles at the lattice sites from the origin, plus one wall particle.
     fn block(nx: usize, ny: usize, nz: usize) -> Particles {
-        let mut p = Particles { pos_mass: vec![], vel_rho: vec![], id: vec![] };
+        let mut p = Particles { pos_mass: vec![], vel_rho: vec![], id: vec![], pressure: None };
         for k in 0..nz {
             for j in 0..ny {
                 for i in 0..nx {

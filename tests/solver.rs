@@ -65,6 +65,22 @@ fn diff(gpu: &Particles, cpu: &RefSim) -> (f64, f64, f64) {
     (dx, dv, drho)
 }
 
+/// The largest difference between the GPU's DFSPH pressure (read back by id) and the twin's
+/// ρ_i² (K_pressure/dt² + K_divergence/dt) over fluid particles, and the twin's largest |p|.
+fn pressure_diff(gpu: &Particles, cpu: &RefSim) -> (f64, f64) {
+    let g = gpu.by_id();
+    let p = g.pressure.expect("a DFSPH readback carries the solver's pressure");
+    let dt = cpu.params.dt as f64;
+    let (mut dp, mut p_max) = (0.0f64, 0.0f64);
+    for i in (0..cpu.n_particles()).filter(|&i| cpu.is_fluid(i)) {
+        let rho = cpu.vel_rho[i][3];
+        let twin = rho * rho * (cpu.warm_pressure[i] / (dt * dt) + cpu.warm_divergence[i] / dt);
+        dp = dp.max((p[i] as f64 - twin).abs());
+        p_max = p_max.max(twin.abs());
+    }
+    (dp, p_max)
+}
+
 /// Runs `steps` steps in submits of `chunk`.
 fn run(s: &mut Sim, steps: u32, chunk: u32) {
     let mut done = 0;
@@ -119,10 +135,11 @@ fn dfsph_fixed_iterations(iterations: u32) -> InitialState {
 
 #[test]
 fn dfsph_steps_match_the_twin_pass_by_pass_across_reorders_and_submits() {
-    // from a moving state (the GPU's after 40 steps), so that every term of the solves is at work
+    // from a moving state (the GPU's after 60 steps: the drop has hit the floor), so that every
+    // term of the solves is at work
     let base = dfsph_fixed_iterations(3);
     let mut warm = sim(&base, dfsph_options(1));
-    warm.run(40);
+    warm.run(60);
     let p = warm.read_particles().by_id();
     let state = InitialState { pos_mass: p.pos_mass, vel_rho: p.vel_rho, ..base.clone() };
     let steps = 3;
@@ -131,7 +148,7 @@ fn dfsph_steps_match_the_twin_pass_by_pass_across_reorders_and_submits() {
         cpu.step();
     }
     assert_eq!((cpu.last.pressure_iterations, cpu.last.divergence_iterations), (3, 3));
-    assert!(cpu.last.max_speed > 0.5, "the state should be moving ({} m/s)", cpu.last.max_speed);
+    assert!(cpu.last.max_speed > 0.3, "the state should be moving ({} m/s)", cpu.last.max_speed);
     for (interval, chunk) in [(1, steps), (2, 1), (0, 2)] {
         let mut s = sim(&state, dfsph_options(interval));
         run(&mut s, steps, chunk);
@@ -144,16 +161,21 @@ fn dfsph_steps_match_the_twin_pass_by_pass_across_reorders_and_submits() {
         assert_eq!((d.pressure_iterations, d.divergence_iterations), (3, 3));
         assert!(dx <= TOL_STEP_X && dv <= TOL_STEP_V && drho <= 1e-5, "|dx| {dx:e}, |dv| {dv:e}, density {drho:e}");
         assert!((d.solver_error as f64 - cpu.last.solver_error).abs() <= 1e-3 * cpu.last.solver_error + 1e-7);
+        let (dp, p_max) = pressure_diff(&s.read_particles(), &cpu);
+        eprintln!("  pressure: largest {p_max:.3e} Pa, |dp| {dp:.2e} Pa");
+        // κ = s·factor/dt² with s a small difference (ρ − ρ0 + dt·Σ…): f32 rounding weighs more
+        // than in the trajectories (measured 1.4e-3 of the largest pressure on lavapipe)
+        assert!(p_max > 0.0 && dp <= 5e-3 * p_max, "the solver's pressure against the twin's: |dp| {dp:e} of {p_max:e} Pa");
     }
-    // and 40 steps from rest, warm starts carried from step to step
+    // and 60 steps from rest (through the impact), warm starts carried from step to step
     let mut cpu = RefSim::new(&base);
-    for _ in 0..40 {
+    for _ in 0..60 {
         cpu.step();
     }
     let mut s = sim(&base, dfsph_options(4));
-    run(&mut s, 40, 7);
+    run(&mut s, 60, 7);
     let (dx, dv, drho) = diff(&s.read_particles(), &cpu);
-    eprintln!("40 steps from rest: |dx| {dx:.2e} |dv| {dv:.2e} ρ {drho:.2e}");
+    eprintln!("60 steps from rest: |dx| {dx:.2e} |dv| {dv:.2e} ρ {drho:.2e}");
     assert!(dx <= TOL_RUN_X && dv <= TOL_RUN_V, "|dx| {dx:e}, |dv| {dv:e}");
 }
 

@@ -17,6 +17,8 @@ struct Tag {
     n: u32,
     rest_density: f32,
     stiffness: f32,
+    /// The copy holds DFSPH's solve totals after the diagnostics (the frame's pressure).
+    dfsph: bool,
 }
 
 pub struct Recorder {
@@ -83,12 +85,13 @@ impl Recorder {
         }
         let n = sim.n_particles();
         if self.readback.as_ref().is_none_or(|(_, size)| *size != n) {
-            let bytes = n as u64 * 36 + std::mem::size_of::<Diagnostics>() as u64;
+            // particles, diagnostics, and room for DFSPH's two solve totals
+            let bytes = n as u64 * 44 + std::mem::size_of::<Diagnostics>() as u64;
             self.readback = Some((Readback::new(device, "app.export", bytes, 2), n));
         }
         let (readback, _) = self.readback.as_mut().expect("made above");
         let p = sim.params();
-        let tag = Tag { step, n, rest_density: p.rest_density, stiffness: p.stiffness };
+        let tag = Tag { step, n, rest_density: p.rest_density, stiffness: p.stiffness, dfsph: sim.is_dfsph() };
         let Some(dst) = readback.reserve(tag) else {
             self.skipped += 1;
             return;
@@ -99,6 +102,7 @@ impl Recorder {
         encoder.copy_buffer_to_buffer(&set.vel_rho, 0, dst, n * 16, n * 16);
         encoder.copy_buffer_to_buffer(&set.id, 0, dst, n * 32, n * 4);
         sim.record_diagnostics_copy(encoder, dst, n * 36);
+        sim.record_solver_pressure_copy(encoder, dst, n * 36 + std::mem::size_of::<Diagnostics>() as u64);
     }
 
     pub fn submitted(&mut self) {
@@ -112,7 +116,9 @@ impl Recorder {
     pub fn poll(&mut self, sim: &Sim) {
         let Some((readback, _)) = &mut self.readback else { return };
         for (tag, bytes) in readback.take_ready() {
-            let time = sim.time_at(tag.step, &readback::diagnostics_from(&bytes[tag.n as usize * 36..]));
+            let diag = readback::diagnostics_from(&bytes[tag.n as usize * 36..]);
+            let time = sim.time_at(tag.step, &diag);
+            let solver_pressure = tag.dfsph.then(|| (tag.n as usize * 36 + std::mem::size_of::<Diagnostics>(), diag.dt));
             if self.exporter.is_none() {
                 match Exporter::start(&self.dir, &self.formats, vec![]) {
                     Ok(e) => self.exporter = Some(e),
@@ -130,6 +136,7 @@ impl Recorder {
                 rest_density: tag.rest_density,
                 stiffness: tag.stiffness,
                 boundary: self.boundary,
+                solver_pressure,
             };
             match self.exporter.as_mut().expect("started above").try_send(job) {
                 Ok(None) => self.frames += 1,

@@ -182,7 +182,8 @@ impl RefSim {
         self.compute_forces_with(nb, true)
     }
 
-    /// [`Self::compute_forces`]; without `pressure` viscosity and gravity only (DFSPH).
+    /// [`Self::compute_forces`]; without `pressure` viscosity, gravity and the walls' hydrostatic
+    /// support only (DFSPH).
     pub fn compute_forces_with(&mut self, nb: &[Vec<u32>], pressure: bool) {
         assert_eq!(nb.len(), self.n_particles(), "one neighbour list per particle");
         let k = self.kernel();
@@ -224,7 +225,14 @@ impl RefSim {
                     0.0
                 };
                 let grad = k.grad_r(x, r2.sqrt());
-                let s = xj[3].abs() * (pr[i] + pr[j] + pi_ij);
+                // DFSPH: a wall particle's hydrostatic part g·(x_b − x_i)/ρ0 of its κ (the solve
+                // mirrors κ_i)
+                let pr_j = if !pressure && xj[3] < 0.0 {
+                    -(g[0] * x[0] + g[1] * x[1] + g[2] * x[2]) / p.rest_density as f64
+                } else {
+                    pr[j]
+                };
+                let s = xj[3].abs() * (pr[i] + pr_j + pi_ij);
                 for d in 0..3 {
                     a[d] -= s * grad[d];
                 }

@@ -30,7 +30,7 @@ use params::{Diagnostics, SimParams};
 use profiler::{Profile, ProfileBatch, Profiler};
 use shader::{Kernel, KernelError};
 
-pub use instruments::{GridSnapshot, Particles};
+pub use instruments::{GridSnapshot, Particles, dfsph_pressure};
 pub use state::InitialState;
 
 /// Pipeline variant of the neighbour-loop passes: cell ranges are slots (the step reordered).
@@ -794,6 +794,17 @@ impl Sim {
     /// Copies the diagnostics words into `dst` at `offset` (for an asynchronous readback).
     pub fn record_diagnostics_copy(&self, encoder: &mut wgpu::CommandEncoder, dst: &wgpu::Buffer, offset: u64) {
         encoder.copy_buffer_to_buffer(&self.fixed.diag, 0, dst, offset, std::mem::size_of::<Diagnostics>() as u64);
+    }
+
+    /// DFSPH: records the copy of the solves' totals by particle id (`warm_pressure`, then
+    /// `warm_divergence`, 4 B a particle each) to `dst` at `offset`, from which
+    /// [`dfsph_pressure`] makes the pressure; false (nothing recorded) for WCSPH.
+    pub fn record_solver_pressure_copy(&self, encoder: &mut wgpu::CommandEncoder, dst: &wgpu::Buffer, offset: u64) -> bool {
+        let Some(b) = &self.fixed.dfsph else { return false };
+        let bytes = self.params.n_particles as u64 * 4;
+        encoder.copy_buffer_to_buffer(&b.warm_pressure, 0, dst, offset, bytes);
+        encoder.copy_buffer_to_buffer(&b.warm_divergence, 0, dst, offset + bytes, bytes);
+        true
     }
 
     /// Records and submits `steps` steps.

@@ -21,19 +21,55 @@ pub struct Particles {
     pub pos_mass: Vec<[f32; 4]>,
     pub vel_rho: Vec<[f32; 4]>,
     pub id: Vec<u32>,
+    /// The pressure the solver applied in the last step, by slot (Pa), where it is not a
+    /// function of the density: DFSPH's ([`dfsph_pressure`]). `None`: the Tait pressure of the
+    /// density (WCSPH).
+    pub pressure: Option<Vec<f32>>,
 }
 
 impl Particles {
-    /// Positions, velocities and densities indexed by particle id.
+    /// Positions, velocities, densities (and the solver's pressure) indexed by particle id.
     pub fn by_id(&self) -> Particles {
         let n = self.id.len();
-        let mut out = Particles { pos_mass: vec![[0.0; 4]; n], vel_rho: vec![[0.0; 4]; n], id: (0..n as u32).collect() };
+        let mut out = Particles {
+            pos_mass: vec![[0.0; 4]; n],
+            vel_rho: vec![[0.0; 4]; n],
+            id: (0..n as u32).collect(),
+            pressure: self.pressure.as_ref().map(|_| vec![0.0; n]),
+        };
         for (slot, &id) in self.id.iter().enumerate() {
             out.pos_mass[id as usize] = self.pos_mass[slot];
             out.vel_rho[id as usize] = self.vel_rho[slot];
+            if let (Some(to), Some(from)) = (&mut out.pressure, &self.pressure) {
+                to[id as usize] = from[slot];
+            }
         }
         out
     }
+
+    /// Particle `slot`'s pressure: the solver's where there is one, else `tait(density)`.
+    pub fn pressure_at(&self, slot: usize, tait: impl Fn(f64) -> f64) -> f64 {
+        match &self.pressure {
+            Some(p) => p[slot] as f64,
+            None => tait(self.vel_rho[slot][3] as f64),
+        }
+    }
+}
+
+/// DFSPH's pressure by slot from the solves' totals by particle id (`warm_pressure` holds
+/// κ dt², `warm_divergence` κ dt, docs/PHYSICS.md "DFSPH"): p_i = ρ_i² (κ_pressure + κ_divergence),
+/// with `dt` the last step's (0 before the first step: no pressure yet). κ is p/ρ² of the
+/// symmetric pressure force over the step, so the sum is the pressure the step applied.
+pub fn dfsph_pressure(vel_rho: &[[f32; 4]], id: &[u32], warm_pressure: &[f32], warm_divergence: &[f32], dt: f32) -> Vec<f32> {
+    let dt = dt as f64;
+    id.iter()
+        .zip(vel_rho)
+        .map(|(&id, v)| {
+            let (kp, kv) = (warm_pressure[id as usize] as f64, warm_divergence[id as usize] as f64);
+            let kappa = if dt > 0.0 { kp / (dt * dt) + kv / dt } else { 0.0 };
+            (v[3] as f64 * v[3] as f64 * kappa) as f32
+        })
+        .collect()
 }
 
 /// Grid arrays read back to the CPU.
@@ -50,11 +86,14 @@ impl Sim {
     pub fn read_particles(&self) -> Particles {
         let n = self.params.n_particles as usize;
         let set = &self.fixed.sets[self.cur];
-        Particles {
-            pos_mass: read_vec(&self.device, &self.queue, &set.pos_mass, n),
-            vel_rho: read_vec(&self.device, &self.queue, &set.vel_rho, n),
-            id: read_vec(&self.device, &self.queue, &set.id, n),
-        }
+        let (d, q) = (&self.device, &self.queue);
+        let vel_rho = read_vec(d, q, &set.vel_rho, n);
+        let id = read_vec(d, q, &set.id, n);
+        let pressure = self.fixed.dfsph.as_ref().map(|b| {
+            let (wp, wv) = (read_vec(d, q, &b.warm_pressure, n), read_vec(d, q, &b.warm_divergence, n));
+            dfsph_pressure(&vel_rho, &id, &wp, &wv, self.read_diagnostics().dt)
+        });
+        Particles { pos_mass: read_vec(d, q, &set.pos_mass, n), vel_rho, id, pressure }
     }
 
     /// Grid arrays of the last step's grid build. `cell_of`, `rank` and `sorted` refer to the
