@@ -89,11 +89,18 @@ impl Sim {
         let (d, q) = (&self.device, &self.queue);
         let vel_rho = read_vec(d, q, &set.vel_rho, n);
         let id = read_vec(d, q, &set.id, n);
-        let pressure = self.fixed.dfsph.as_ref().map(|b| {
-            let (wp, wv) = (read_vec(d, q, &b.warm_pressure, n), read_vec(d, q, &b.warm_divergence, n));
-            dfsph_pressure(&vel_rho, &id, &wp, &wv, self.read_diagnostics().dt)
-        });
+        let pressure =
+            self.read_dfsph_totals().map(|(wp, wv)| dfsph_pressure(&vel_rho, &id, &wp, &wv, self.read_diagnostics().dt));
         Particles { pos_mass: read_vec(d, q, &set.pos_mass, n), vel_rho, id, pressure }
+    }
+
+    /// DFSPH: each solve's total κ at the end of the last step, by particle id (κ dt² for the
+    /// pressure solve, κ dt for the divergence solve: the next step's warm start); `None` for
+    /// WCSPH.
+    pub fn read_dfsph_totals(&self) -> Option<(Vec<f32>, Vec<f32>)> {
+        let n = self.params.n_particles as usize;
+        let (d, q) = (&self.device, &self.queue);
+        self.fixed.dfsph.as_ref().map(|b| (read_vec(d, q, &b.warm_pressure, n), read_vec(d, q, &b.warm_divergence, n)))
     }
 
     /// Grid arrays of the last step's grid build. `cell_of`, `rank` and `sorted` refer to the
