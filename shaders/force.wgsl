@@ -13,6 +13,9 @@
 // false for DFSPH: viscosity, gravity and the walls' hydrostatic support only (the pressure is
 // solved for; docs/PHYSICS.md, "DFSPH")
 override PRESSURE: bool = true;
+// no-slip walls (params.no_slip_viscosity > 0; WCSPH only): Morris et al.'s laminar friction
+// against wall particles. A pipeline constant, so free-slip scenes do not carry the term.
+override NO_SLIP: bool = false;
 
 struct Acc {
     x: vec3<f32>,
@@ -61,7 +64,7 @@ fn visit(acc: ptr<function, Acc>, j: u32) {
     // the factor kernel_norm * 6 / h^2 of the gradient is applied once, after the loop
     let g = kernel_grad_q(q, h * inv_r);
     (*acc).a -= (abs(pj.w) * ((*acc).p_term + p_j + pi_ij) * g) * d;
-    if !fluid && params.no_slip_viscosity > 0.0 {
+    if NO_SLIP && !fluid {
         // Morris et al. 1997 laminar viscosity, x_ij . grad W_ij = g r^2 (times the factor)
         let f = abs(pj.w) * ((*acc).rho + rho_j) / ((*acc).rho * rho_j) * g * r2 / (r2 + 0.01 * h * h);
         (*acc).friction += f * ((*acc).v - vj.xyz);
@@ -91,6 +94,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                   1.0 / rho0, h * params.sound_speed * 2.0);
     neighbour_loop(pi.xyz, &acc);
     let grad_scale = params.kernel_norm * 6.0 / (h * h);
-    let friction = acc.friction * (params.no_slip_viscosity * grad_scale);
-    acc_out[i] = vec4<f32>(acc.a * grad_scale + friction + params.gravity, 0.0);
+    var a = acc.a * grad_scale + params.gravity;
+    if NO_SLIP {
+        a += acc.friction * (params.no_slip_viscosity * grad_scale);
+    }
+    acc_out[i] = vec4<f32>(a, 0.0);
 }

@@ -6,16 +6,18 @@
 // over the same neighbour loop; fluid particles are skipped, wall particles without fluid
 // around them get rho0 (p_b = 0).
 //
-// No-slip walls (params.no_slip_viscosity > 0): the wall particle also takes the velocity
-// v_b = 2 v_wall - sum_f v_f W_bf / sum_f W_bf (Adami et al. 2012, eq. 22-23; walls at rest:
-// minus the fluid's velocity extrapolated to it), which sph.force's laminar friction uses;
-// otherwise it stays at rest.
+// No-slip walls (NO_SLIP, a pipeline constant set when params.no_slip_viscosity > 0): the wall
+// particle also takes the velocity v_b = 2 v_wall - sum_f v_f W_bf / sum_f W_bf (Adami et al.
+// 2012, eq. 22-23; walls at rest: minus the fluid's velocity extrapolated to it), which
+// sph.force's laminar friction uses; otherwise it stays at rest.
 //
 // #import common
 // #import neighbours
 
 @group(0) @binding(4) var<storage, read> pos_mass: array<vec4<f32>>;
 @group(0) @binding(5) var<storage, read_write> vel_rho: array<vec4<f32>>;
+
+override NO_SLIP: bool = false;
 
 struct Acc {
     x: vec3<f32>,
@@ -43,7 +45,9 @@ fn visit(acc: ptr<function, Acc>, j: u32) {
         let rho_f = vf.w;
         (*acc).num += (tait_pressure(rho_f, (*acc).inv_rho0) + rho_f * dot(params.gravity, d)) * w;
         (*acc).den += w;
-        (*acc).vel += vf.xyz * w;
+        if NO_SLIP {
+            (*acc).vel += vf.xyz * w;
+        }
     }
 }
 
@@ -66,7 +70,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     var v_b = vec3<f32>(0.0);
     if acc.den > 0.0 {
         p_b = max(acc.num / acc.den, 0.0);
-        if params.no_slip_viscosity > 0.0 {
+        if NO_SLIP {
             v_b = -acc.vel / acc.den;
         }
     }

@@ -3,22 +3,31 @@
 
 use super::shader::{Kernel, KernelConfig, KernelError};
 
-/// Variants: [`super::DIRECT`] (after a reorder) and [`super::THROUGH_SORTED`], with the Tait
-/// pressure; the same plus [`VISCOUS_ONLY`] without it (DFSPH solves for the pressure).
-pub fn new(device: &wgpu::Device, cfg: KernelConfig, rows: bool) -> Result<Kernel, KernelError> {
+/// What the pass computes, fixed when the pipelines are built (override constants, so a scene
+/// pays only for the terms it uses).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// WCSPH: the Tait pressure, viscosity and gravity.
+    Pressure,
+    /// WCSPH with no-slip walls: and the laminar friction against wall particles.
+    PressureNoSlip,
+    /// DFSPH (which solves for the pressure): viscosity, gravity and the walls' hydrostatic
+    /// support.
+    ViscousOnly,
+}
+
+/// Variants: [`super::DIRECT`] (after a reorder) and [`super::THROUGH_SORTED`], in `mode`.
+pub fn new(device: &wgpu::Device, cfg: KernelConfig, rows: bool, mode: Mode) -> Result<Kernel, KernelError> {
     let r = if rows { 1.0 } else { 0.0 };
+    let pressure = if mode == Mode::ViscousOnly { 0.0 } else { 1.0 };
+    let no_slip = if mode == Mode::PressureNoSlip { 1.0 } else { 0.0 };
     Kernel::new(
         device,
         &super::shader::FORCE,
         cfg,
         &[
-            &[("USE_SORTED", 0.0), ("ROWS", r), ("PRESSURE", 1.0)],
-            &[("USE_SORTED", 1.0), ("ROWS", r), ("PRESSURE", 1.0)],
-            &[("USE_SORTED", 0.0), ("ROWS", r), ("PRESSURE", 0.0)],
-            &[("USE_SORTED", 1.0), ("ROWS", r), ("PRESSURE", 0.0)],
+            &[("USE_SORTED", 0.0), ("ROWS", r), ("PRESSURE", pressure), ("NO_SLIP", no_slip)],
+            &[("USE_SORTED", 1.0), ("ROWS", r), ("PRESSURE", pressure), ("NO_SLIP", no_slip)],
         ],
     )
 }
-
-/// Added to the variant: viscosity and gravity only.
-pub const VISCOUS_ONLY: usize = 2;

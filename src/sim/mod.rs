@@ -141,18 +141,26 @@ struct Kernels {
 impl Kernels {
     /// Builds every pipeline, turning a shader or pipeline the device rejects into an error
     /// here rather than a logged one at the first dispatch.
-    fn checked(device: &wgpu::Device, o: &SimOptions, dfsph: bool) -> Result<Self, SimError> {
+    fn checked(device: &wgpu::Device, o: &SimOptions, params: &SimParams) -> Result<Self, SimError> {
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let kernels = Self::new(device, o, dfsph);
+        let kernels = Self::new(device, o, params);
         match pollster::block_on(scope.pop()) {
             Some(e) => Err(SimError::Pipeline(e.to_string())),
             None => Ok(kernels?),
         }
     }
 
-    fn new(device: &wgpu::Device, o: &SimOptions, dfsph: bool) -> Result<Self, KernelError> {
+    /// The pipelines for `params`' solver and walls (DFSPH's passes; the no-slip terms).
+    fn new(device: &wgpu::Device, o: &SimOptions, params: &SimParams) -> Result<Self, KernelError> {
         let cfg = o.kernel_config();
         let rows = o.order == CellOrder::Linear;
+        let dfsph = params.solver == params::SOLVER_DFSPH;
+        let no_slip = params.no_slip_viscosity > 0.0;
+        let force_mode = match (dfsph, no_slip) {
+            (true, _) => force::Mode::ViscousOnly,
+            (false, true) => force::Mode::PressureNoSlip,
+            (false, false) => force::Mode::Pressure,
+        };
         Ok(Self {
             count: count::new(device, cfg, o.diagnostics)?,
             scan: scan::ScanPass::new(device, o.shader_checks)?,
@@ -161,8 +169,8 @@ impl Kernels {
             rank_free: sort_cells::rank_free(device, cfg)?,
             reorder: reorder::new(device, cfg)?,
             density: density::new(device, cfg, rows)?,
-            wall_pressure: wall_pressure::new(device, cfg, rows)?,
-            force: force::new(device, cfg, rows)?,
+            wall_pressure: wall_pressure::new(device, cfg, rows, no_slip)?,
+            force: force::new(device, cfg, rows, force_mode)?,
             integrate: integrate::new(device, cfg)?,
             emit_plan: emit::plan(device, cfg)?,
             emit_write: emit::write(device, cfg)?,
@@ -486,7 +494,7 @@ impl Sim {
         params.capacity = options.capacity;
         apply_layout(&mut params, &layout, state.params.h);
         let is_dfsph = params.solver == params::SOLVER_DFSPH;
-        let kernels = Kernels::checked(device, &options, is_dfsph)?;
+        let kernels = Kernels::checked(device, &options, &params)?;
         // every allocation inside one scope: memory the device does not have is an error here
         // (buffers are created unmapped and written after the scope, never mapped while invalid)
         let (fixed, cells) = out_of_memory_scope(device, || -> Result<_, KernelError> {
@@ -634,7 +642,7 @@ impl Sim {
             None
         };
         let fresh_kernels =
-            if pipelines_changed { Some(Kernels::checked(&self.device, &options, self.is_dfsph())?) } else { None };
+            if pipelines_changed { Some(Kernels::checked(&self.device, &options, &self.params)?) } else { None };
         let kernels = fresh_kernels.as_ref().unwrap_or(&self.kernels);
         let fresh_cells = match layout {
             Some(layout) => Some(out_of_memory_scope(&self.device, || CellBuffers::new(&self.device, &kernels.scan, layout))??),
@@ -734,7 +742,7 @@ impl Sim {
                     let mut pass = begin(encoder, prof, dk.divergence.label, step);
                     dfsph::record_solve(&mut pass, dk, &solve(false), n, variant, iterations, md);
                 }
-                k.force.record(&mut begin(encoder, prof, k.force.label, step), &b.force[c], n, variant + force::VISCOUS_ONLY, md);
+                k.force.record(&mut begin(encoder, prof, k.force.label, step), &b.force[c], n, variant, md);
                 Self::record_time_step(encoder, k, b, prof, fixed, c, n, md, step);
                 dk.predict.record(&mut begin(encoder, prof, dk.predict.label, step), &db.predict[c], n, 0, md);
                 {

@@ -3,7 +3,16 @@
 
 use super::shader::{self, Kernel, KernelConfig, KernelError};
 
-/// Variants: [`super::DIRECT`] (after a reorder) and [`super::THROUGH_SORTED`].
-pub fn new(device: &wgpu::Device, cfg: KernelConfig, rows: bool) -> Result<Kernel, KernelError> {
-    shader::neighbour_kernel(device, &shader::WALL_PRESSURE, cfg, rows)
+/// Variants: [`super::DIRECT`] (after a reorder) and [`super::THROUGH_SORTED`]; with `no_slip`
+/// the wall particles also take the fluid's extrapolated velocity (an override constant: free
+/// slip does not pay for it).
+pub fn new(device: &wgpu::Device, cfg: KernelConfig, rows: bool, no_slip: bool) -> Result<Kernel, KernelError> {
+    let r = if rows { 1.0 } else { 0.0 };
+    let ns = if no_slip { 1.0 } else { 0.0 };
+    Kernel::new(
+        device,
+        &shader::WALL_PRESSURE,
+        cfg,
+        &[&[("USE_SORTED", 0.0), ("ROWS", r), ("NO_SLIP", ns)], &[("USE_SORTED", 1.0), ("ROWS", r), ("NO_SLIP", ns)]],
+    )
 }
