@@ -91,7 +91,8 @@ fn source(t: u32) -> f32 {
     s = max(s, 0.0);
     if WARM {
         let scale = select(dt, dt * dt, DENSITY);
-        let k = select(0.0, 0.5 * warm[ids[i]] / scale, s > 0.0);
+        let share = select(0.5, WARM_PRESSURE_SHARE, DENSITY);
+        let k = select(0.0, share * warm[ids[i]] / scale, s > 0.0);
         kappa[i] = k;
         kappa_total[i] = k;
     } else {

@@ -108,5 +108,12 @@ pub struct AdaptiveDt {
 /// flow keep up with a dt that grows smoothly; a jump from rest to the CFL bound overwhelms it).
 pub const DT_GROWTH: f64 = 1.1;
 
+/// The share of the last step's total κ a DFSPH pressure solve starts from (its warm start; the
+/// divergence solve starts from half). Below 1 because the iterations only add pressure: a warm
+/// start above what the step needs could not be taken back (the whole of it made the coarse
+/// hydrostatic column stir); well above ½ because the iterations must rebuild the rest every
+/// step, which a deep column's Jacobi iterations do slowly (docs/VALIDATION.md, "DFSPH").
+pub const WARM_PRESSURE_SHARE: f64 = 0.5;
+
 /// The factor of the force condition dt ≤ FORCE_CONDITION·√(h/|a|max) of an adaptive dt.
 pub const FORCE_CONDITION: f64 = 0.25;

@@ -69,14 +69,16 @@ fn constants_module() -> String {
          const DIVERGENCE_MIN_NEIGHBOURS: u32 = {}u;\n\
          const DT_GROWTH: f32 = {:?};\n\
          const FORCE_CONDITION: f32 = {:?};\n\
-         const MAX_ERROR_FACTOR: f32 = {:?};\n",
+         const MAX_ERROR_FACTOR: f32 = {:?};\n\
+         const WARM_PRESSURE_SHARE: f32 = {:?};\n",
         crate::physics::TAIT_GAMMA as f32,
         crate::physics::SOLVER_WCSPH,
         crate::physics::SOLVER_DFSPH,
         crate::physics::DIVERGENCE_MIN_NEIGHBOURS,
         crate::physics::DT_GROWTH as f32,
         crate::physics::FORCE_CONDITION as f32,
-        crate::physics::MAX_ERROR_FACTOR
+        crate::physics::MAX_ERROR_FACTOR,
+        crate::physics::WARM_PRESSURE_SHARE as f32
     )
 }
 

@@ -102,7 +102,8 @@ impl RefSim {
             let s = s.max(0.0);
             if warm {
                 let last = if density { self.warm_pressure[i] / (dt * dt) } else { self.warm_divergence[i] / dt };
-                self.kappa[i] = if s > 0.0 { 0.5 * last } else { 0.0 };
+                let share = if density { crate::physics::WARM_PRESSURE_SHARE } else { 0.5 };
+                self.kappa[i] = if s > 0.0 { share * last } else { 0.0 };
                 self.kappa_total[i] = self.kappa[i];
             } else {
                 self.kappa[i] = s * self.factor[i] / (dt * dt);
@@ -146,8 +147,8 @@ impl RefSim {
     /// A solve as dfsph.control drives it: the warm start (a warm source and an update), then a
     /// source, and while its mean error is above the tolerance (or its largest above
     /// [`crate::physics::MAX_ERROR_FACTOR`] times it) and fewer than `max_iterations`
-    /// updates are done, an update and another source; then the total κ is kept for the next
-    /// step (dfsph.store). Returns the updates done after the warm start and the last mean error.
+    /// updates are done, an update and another source; then the applied κ (the total less the
+    /// last source's, which no update followed) is kept for the next step (dfsph.store). Returns the updates done after the warm start and the last mean error.
     pub fn solve(&mut self, nb: &[Vec<u32>], density: bool) -> (u32, f64) {
         let p = &self.params;
         let tolerance = if density { p.density_tolerance } else { p.divergence_tolerance } as f64;
@@ -168,7 +169,8 @@ impl RefSim {
         let scale = if density { dt * dt } else { dt };
         for i in 0..self.n_particles() {
             if self.is_fluid(i) {
-                let w = self.kappa_total[i] * scale;
+                // the applied total: the last source's κ was followed by no update
+                let w = (self.kappa_total[i] - self.kappa[i]) * scale;
                 if density {
                     self.warm_pressure[i] = w;
                 } else {

@@ -335,7 +335,7 @@ impl Binds {
                     let store = |s: &ParticleSet, warm: &wgpu::Buffer| {
                         dk.store.bind(
                             d,
-                            &[("params", p), ("pos_mass", &s.pos_mass), ("ids", &s.id), ("kappa_total", &db.kappa_total), ("warm", warm)],
+                            &[("params", p), ("pos_mass", &s.pos_mass), ("ids", &s.id), ("kappa", &db.kappa), ("kappa_total", &db.kappa_total), ("warm", warm)],
                         )
                     };
                     Some(dfsph::DfsphBinds {
