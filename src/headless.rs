@@ -654,7 +654,7 @@ pub fn run_scene(
         Start::Resume(c) => c.flow,
     };
     let flow = |d: &crate::sim::params::Diagnostics| [flow0[0] + d.outflow as u64, flow0[1] + d.emitted as u64, flow0[2] + d.starved as u64];
-    let mut health = Health::new(params.n_fluid, params.sound_speed);
+    let mut health = Health::new(&params);
     let mut starved_warned = false;
     let mut stopped: Option<Stopped> = None;
     let out_name = out.map_or_else(|| "no folder".to_string(), |d| d.display().to_string());

@@ -4,7 +4,7 @@
 //! speeds: a blow-up stops `rillet run` (exit code 3) and pauses the app, a warning is said once.
 
 use crate::probes::ProbeRow;
-use crate::sim::params::Diagnostics;
+use crate::sim::params::{Diagnostics, SOLVER_DFSPH, SimParams};
 
 /// The fastest particle may reach this fraction of the speed of sound before the weakly
 /// compressible model no longer holds: density varies as the square of the Mach number, so 0.1
@@ -12,6 +12,11 @@ use crate::sim::params::Diagnostics;
 pub const MACH_WARN: f64 = 0.1;
 /// Faster than sound: the model has lost its meaning.
 pub const MACH_BLOWUP: f64 = 1.0;
+/// DFSPH has no speed of sound: its limit is the step. A particle that moves more than a spacing
+/// (half a support radius) in one step outruns the solves' neighbourhoods: warned once.
+pub const STEP_TRAVEL_WARN: f64 = 0.5;
+/// A particle that moves a whole support radius in one step has left every neighbour it had.
+pub const STEP_TRAVEL_BLOWUP: f64 = 1.0;
 /// Fluid compressed to this much above its rest density (pressure 127 B at γ = 7) is no weakly
 /// compressible fluid. Under-density is no sign: with negative pressure clamped away, a fluid
 /// that spreads (a collapsing column, a splash) thins out legitimately, by 50 % and more in the
@@ -98,12 +103,22 @@ impl std::fmt::Display for Finding {
 pub struct Health {
     n_fluid: u64,
     sound_speed: f64,
+    /// DFSPH: speeds are judged against the step (h per dt), not the speed of sound.
+    dfsph: bool,
+    h: f64,
     warned_mach: bool,
 }
 
 impl Health {
-    pub fn new(n_fluid: u32, sound_speed: f32) -> Self {
-        Self { n_fluid: n_fluid as u64, sound_speed: sound_speed as f64, warned_mach: false }
+    /// For the simulation of `params` (its fluid, solver, speed of sound and support radius).
+    pub fn new(params: &SimParams) -> Self {
+        Self {
+            n_fluid: params.n_fluid as u64,
+            sound_speed: params.sound_speed as f64,
+            dfsph: params.solver == SOLVER_DFSPH,
+            h: params.h as f64,
+            warned_mach: false,
+        }
     }
 
     /// What the GPU counters say (the app has these alone): non-finite states, and walls that no
@@ -143,6 +158,9 @@ impl Health {
                 ),
             });
         }
+        if self.dfsph {
+            return self.check_travel(row);
+        }
         let mach = row.max_speed / self.sound_speed;
         if !mach.is_finite() || mach >= MACH_BLOWUP {
             return Some(Finding {
@@ -169,6 +187,39 @@ impl Health {
         }
         None
     }
+
+    /// DFSPH: the fastest particle's travel in one step (`row.dt`) against the support radius.
+    fn check_travel(&mut self, row: &ProbeRow) -> Option<Finding> {
+        let (step, time) = (row.step, row.time);
+        let travel = row.max_speed * row.dt / self.h;
+        if !travel.is_finite() || travel >= STEP_TRAVEL_BLOWUP {
+            return Some(Finding {
+                step,
+                time,
+                blow_up: true,
+                what: format!(
+                    "a particle moves at {:.2} m/s, {:.2} support radii (h = {} m) in one step of {:.3e} s",
+                    row.max_speed, travel, self.h, row.dt
+                ),
+            });
+        }
+        if travel > STEP_TRAVEL_WARN && !self.warned_mach {
+            self.warned_mach = true;
+            return Some(Finding {
+                step,
+                time,
+                blow_up: false,
+                what: format!(
+                    "the fastest particle reaches {:.2} m/s and moves {:.0} % of a support radius in one step of {:.3e} s (above {:.0} %, a spacing, the solves lose its neighbourhood: lower dt or use an adaptive time step)",
+                    row.max_speed,
+                    100.0 * travel,
+                    row.dt,
+                    100.0 * STEP_TRAVEL_WARN
+                ),
+            });
+        }
+        None
+    }
 }
 
 #[cfg(test)]
@@ -188,9 +239,13 @@ mod tests {
         assert_eq!(t.wall_clamps, u32::MAX as u64 - 10 + 31);
     }
 
+    fn params(solver: u32) -> SimParams {
+        SimParams { n_fluid: 1000, sound_speed: 10.0, h: 0.02, solver, ..Default::default() }
+    }
+
     #[test]
     fn blow_ups_and_warnings() {
-        let mut h = Health::new(1000, 10.0);
+        let mut h = Health::new(&params(crate::sim::params::SOLVER_WCSPH));
         let calm = GuardDelta { steps: 10, wall_clamps: 50, non_finite: 0 };
         assert_eq!(h.check_guards(&calm, 10, 0.1), None);
         let splash = GuardDelta { steps: 10, wall_clamps: 110, non_finite: 0 };
@@ -214,5 +269,18 @@ mod tests {
         assert_eq!(h.check_row(&row(0.5, 0.6)), None, "60 % compression is violent, not yet a blow-up");
         assert!(h.check_row(&row(0.5, 1.2)).unwrap().blow_up);
         assert!(h.check_row(&row(f64::NAN, 0.0)).unwrap().blow_up);
+    }
+
+    #[test]
+    fn dfsph_speeds_are_judged_against_the_step_not_the_speed_of_sound() {
+        let mut h = Health::new(&params(SOLVER_DFSPH));
+        // h = 0.02 m, dt = 1 ms: a spacing a step is 10 m/s
+        let row = |speed: f64| ProbeRow { step: 5, time: 0.5, max_speed: speed, dt: 1e-3, ..Default::default() };
+        assert_eq!(h.check_row(&row(5.0)), None, "Mach 0.5 is no concern without an equation of state");
+        let w = h.check_row(&row(12.0)).unwrap();
+        assert!(!w.blow_up && w.what.contains("60 % of a support radius"), "{w}");
+        assert_eq!(h.check_row(&row(12.0)), None, "a warning is said once");
+        assert!(h.check_row(&row(25.0)).unwrap().blow_up);
+        assert!(h.check_row(&row(f64::NAN)).unwrap().blow_up);
     }
 }

@@ -92,7 +92,7 @@ impl Driver {
             sim.enable_profiling(limits::SUBSTEPS.max);
             Readback::new(device, "app.readback.timestamps", sim.profile_bytes(), 3)
         });
-        let health = Health::new(sim.n_fluid(), sim.params().sound_speed);
+        let health = Health::new(sim.params());
         Self {
             health,
             guards: GuardTotals::default(),
@@ -124,7 +124,7 @@ impl Driver {
         if self.timestamps.is_some() {
             sim.enable_profiling(limits::SUBSTEPS.max);
         }
-        self.health = Health::new(sim.n_fluid(), sim.params().sound_speed);
+        self.health = Health::new(sim.params());
         self.guards = GuardTotals::default();
         self.sim = sim;
         self.generation += 1;
