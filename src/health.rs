@@ -159,64 +159,56 @@ impl Health {
             });
         }
         if self.dfsph {
-            return self.check_travel(row);
+            // DFSPH: the fastest particle's travel in one step against the support radius
+            let (travel, h) = (row.max_speed * row.dt / self.h, self.h);
+            return self.judge_speed(row, travel, STEP_TRAVEL_WARN, STEP_TRAVEL_BLOWUP, |r| {
+                (
+                    format!(
+                        "a particle moves at {:.2} m/s, {travel:.2} support radii (h = {h} m) in one step of {:.3e} s",
+                        r.max_speed, r.dt
+                    ),
+                    format!(
+                        "the fastest particle reaches {:.2} m/s and moves {:.0} % of a support radius in one step of {:.3e} s (above {:.0} %, a spacing, the solves lose its neighbourhood: lower dt or use an adaptive time step)",
+                        r.max_speed,
+                        100.0 * travel,
+                        r.dt,
+                        100.0 * STEP_TRAVEL_WARN
+                    ),
+                )
+            });
         }
         let mach = row.max_speed / self.sound_speed;
-        if !mach.is_finite() || mach >= MACH_BLOWUP {
-            return Some(Finding {
-                step,
-                time,
-                blow_up: true,
-                what: format!("a particle moves at {:.2} m/s, Mach {mach:.2} against c = {:.2} m/s", row.max_speed, self.sound_speed),
-            });
-        }
-        if mach > MACH_WARN && !self.warned_mach {
-            self.warned_mach = true;
-            return Some(Finding {
-                step,
-                time,
-                blow_up: false,
-                what: format!(
-                    "the fastest particle reaches {:.2} m/s, {:.0} % of c = {:.2} m/s (above {:.0} %, density varies by more than about 1 % and weak compressibility no longer holds: raise the speed of sound)",
-                    row.max_speed,
+        let c = self.sound_speed;
+        self.judge_speed(row, mach, MACH_WARN, MACH_BLOWUP, |r| {
+            (
+                format!("a particle moves at {:.2} m/s, Mach {mach:.2} against c = {c:.2} m/s", r.max_speed),
+                format!(
+                    "the fastest particle reaches {:.2} m/s, {:.0} % of c = {c:.2} m/s (above {:.0} %, density varies by more than about 1 % and weak compressibility no longer holds: raise the speed of sound)",
+                    r.max_speed,
                     100.0 * mach,
-                    self.sound_speed,
                     100.0 * MACH_WARN
                 ),
-            });
-        }
-        None
+            )
+        })
     }
 
-    /// DFSPH: the fastest particle's travel in one step (`row.dt`) against the support radius.
-    fn check_travel(&mut self, row: &ProbeRow) -> Option<Finding> {
+    /// A speed measure `ratio` (Mach number, or travel per step in support radii): a blow-up at
+    /// `blowup` or when not finite, a warning (once) above `warn`; `what` words both.
+    fn judge_speed(
+        &mut self,
+        row: &ProbeRow,
+        ratio: f64,
+        warn: f64,
+        blowup: f64,
+        what: impl FnOnce(&ProbeRow) -> (String, String),
+    ) -> Option<Finding> {
         let (step, time) = (row.step, row.time);
-        let travel = row.max_speed * row.dt / self.h;
-        if !travel.is_finite() || travel >= STEP_TRAVEL_BLOWUP {
-            return Some(Finding {
-                step,
-                time,
-                blow_up: true,
-                what: format!(
-                    "a particle moves at {:.2} m/s, {:.2} support radii (h = {} m) in one step of {:.3e} s",
-                    row.max_speed, travel, self.h, row.dt
-                ),
-            });
+        if !ratio.is_finite() || ratio >= blowup {
+            return Some(Finding { step, time, blow_up: true, what: what(row).0 });
         }
-        if travel > STEP_TRAVEL_WARN && !self.warned_mach {
+        if ratio > warn && !self.warned_mach {
             self.warned_mach = true;
-            return Some(Finding {
-                step,
-                time,
-                blow_up: false,
-                what: format!(
-                    "the fastest particle reaches {:.2} m/s and moves {:.0} % of a support radius in one step of {:.3e} s (above {:.0} %, a spacing, the solves lose its neighbourhood: lower dt or use an adaptive time step)",
-                    row.max_speed,
-                    100.0 * travel,
-                    row.dt,
-                    100.0 * STEP_TRAVEL_WARN
-                ),
-            });
+            return Some(Finding { step, time, blow_up: false, what: what(row).1 });
         }
         None
     }
