@@ -820,16 +820,25 @@ pub fn run_scene(
         if cfg.checkpoint_every > 0 {
             target = target.min(next(step, cfg.checkpoint_every));
         }
+        // at most 100 steps per submit, and one submit ahead of the GPU: the CPU records the next
+        // batch while the GPU runs the last (waiting for each batch left the GPU idle while the
+        // CPU recorded: 1.65 ms of wall time per step against 0.86 ms of GPU time at 1M)
+        let mut in_flight: Option<wgpu::SubmissionIndex> = None;
         while step < target && !stop_requested() {
-            // at most 100 steps per submit, and wait for each so the progress bar tells the truth
             let k = (target - step).min(100) as u32;
-            sim.run(k);
-            gpu.device.poll(wgpu::PollType::wait_indefinitely()).context("GPU wait")?;
+            let submitted = sim.run(k);
+            if let Some(last) = in_flight.replace(submitted) {
+                gpu.device
+                    .poll(wgpu::PollType::Wait { submission_index: Some(last), timeout: None })
+                    .context("GPU wait")?;
+            }
             step += k as u64;
             if cfg.progress {
+                // (a batch behind at most; an adaptive clock reads the diagnostics, which waits)
                 bar.update(step, clock(&sim, step));
             }
         }
+        gpu.device.poll(wgpu::PollType::wait_indefinitely()).context("GPU wait")?;
     }
     let export = match exporter {
         Some(e) => Some(ExportMeta {

@@ -830,11 +830,12 @@ impl Sim {
         true
     }
 
-    /// Records and submits `steps` steps.
-    pub fn run(&mut self, steps: u32) {
+    /// Records and submits `steps` steps; waits on nothing (the index lets a caller wait for
+    /// this submission alone).
+    pub fn run(&mut self, steps: u32) -> wgpu::SubmissionIndex {
         let mut enc = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("sim.run") });
         self.record_steps(&mut enc, steps);
-        self.queue.submit([enc.finish()]);
+        self.queue.submit([enc.finish()])
     }
 
     /// The grid build of a step (clear, count, scan, scatter) on the current set and, with
