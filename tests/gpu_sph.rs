@@ -10,9 +10,8 @@
 
 mod common;
 
-use common::{build, gpu, sim, small_drop};
+use common::{build, gpu, sim, small_drop, snapshot};
 use rillet::reference::RefSim;
-use rillet::sim::InitialState;
 use rillet::sim::layout::CellOrder;
 use rillet::sim::{Particles, Sim, SimOptions};
 
@@ -58,12 +57,6 @@ fn diff_gpu(a: &Particles, b: &Particles) -> (f64, f64) {
         }
     }
     (dx, dv)
-}
-
-/// The GPU state as an initial state (so GPU and CPU can start from identical values).
-fn snapshot(base: &InitialState, p: &Particles) -> InitialState {
-    let p = p.by_id();
-    InitialState { pos_mass: p.pos_mass, vel_rho: p.vel_rho, ..base.clone() }
 }
 
 #[test]

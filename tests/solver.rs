@@ -13,7 +13,7 @@
 
 mod common;
 
-use common::{build, sim, small_drop};
+use common::{build, sim, small_drop, snapshot};
 use rillet::reference::RefSim;
 use rillet::scene::{Scene, Solver, TimeStep};
 use rillet::sim::layout::CellOrder;
@@ -145,8 +145,7 @@ fn dfsph_steps_match_the_twin_pass_by_pass_across_reorders_and_submits() {
     let base = dfsph_fixed_iterations(3);
     let mut warm = sim(&base, dfsph_options(1));
     warm.run(60);
-    let p = warm.read_particles().by_id();
-    let state = InitialState { pos_mass: p.pos_mass, vel_rho: p.vel_rho, ..base.clone() };
+    let state = snapshot(&base, &warm.read_particles());
     let steps = 3;
     let mut cpu = RefSim::new(&state);
     for _ in 0..steps {
@@ -172,9 +171,8 @@ fn dfsph_steps_match_the_twin_pass_by_pass_across_reorders_and_submits() {
     // trajectories and the solver's pressure
     let mut s = sim(&state, dfsph_options(1));
     for step in 1..=3 {
-        let before = s.read_particles().by_id();
         let (wp, wv) = s.read_dfsph_totals().expect("a DFSPH simulation keeps the solves' totals");
-        let mut twin = RefSim::new(&InitialState { pos_mass: before.pos_mass, vel_rho: before.vel_rho, ..state.clone() });
+        let mut twin = RefSim::new(&snapshot(&state, &s.read_particles()));
         twin.warm_pressure = wp.iter().map(|&w| w as f64).collect();
         twin.warm_divergence = wv.iter().map(|&w| w as f64).collect();
         twin.step();
@@ -277,8 +275,7 @@ fn no_slip_walls_match_the_twin() {
     let base = build(&scene);
     let mut warm = sim(&base, dfsph_options(1));
     warm.run(150);
-    let p = warm.read_particles().by_id();
-    let state = InitialState { pos_mass: p.pos_mass, vel_rho: p.vel_rho, ..base.clone() };
+    let state = snapshot(&base, &warm.read_particles());
 
     let mut s = sim(&state, dfsph_options(1));
     s.run(1);

@@ -5,7 +5,7 @@ use rillet::gpu::Gpu;
 use rillet::scene::Scene;
 use rillet::scene::setup;
 use rillet::sim::InitialState;
-use rillet::sim::{Sim, SimOptions};
+use rillet::sim::{Particles, Sim, SimOptions};
 use std::sync::OnceLock;
 
 /// The test device. Fails (never skips) when there is no adapter, saying how to get one.
@@ -41,6 +41,13 @@ pub fn sim(state: &InitialState, options: SimOptions) -> Sim {
 
 pub fn build(scene: &Scene) -> InitialState {
     setup::build(scene)
+}
+
+/// A GPU state as an initial state (so GPU and CPU can start from identical values): `base`
+/// with the positions and velocities of `p`, by id.
+pub fn snapshot(base: &InitialState, p: &Particles) -> InitialState {
+    let p = p.by_id();
+    InitialState { pos_mass: p.pos_mass, vel_rho: p.vel_rho, ..base.clone() }
 }
 
 /// A deterministic pseudo-random generator for test clouds (xorshift64*).
