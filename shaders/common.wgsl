@@ -38,7 +38,14 @@ struct SimParams {
     max_iterations: u32,
     // no-slip walls: kinematic viscosity of the fluid-wall friction (0 = free slip)
     no_slip_viscosity: f32,
-    _pad2: u32,
+    // derived on the CPU (SimParams::derive): uniform operands instead of registers in the loops
+    inv_h: f32,
+    h2: f32,
+    inv_rest_density: f32,
+    // 2 h c
+    viscosity_scale: f32,
+    // kernel_norm * 6 / h^2
+    grad_scale: f32,
 }
 
 @group(0) @binding(0) var<uniform> params: SimParams;

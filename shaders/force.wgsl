@@ -28,45 +28,41 @@ struct Acc {
     // * kernel_grad_q r^2 / (r^2 + 0.01 h^2) * (v_i - v_b) (without nu * kernel_norm * 6 / h^2)
     friction: vec3<f32>,
     self_slot: u32,
-    inv_h: f32,
-    inv_rho0: f32,
-    // h * c * 2: the viscosity prefactor without alpha and 1 / (rho_i + rho_j)
-    visc: f32,
 }
 
 fn visit(acc: ptr<function, Acc>, j: u32) {
     let pj = pos_mass[j];
     let d = (*acc).x - pj.xyz;
     let r2 = dot(d, d);
-    let h = params.h;
-    if r2 >= h * h || j == (*acc).self_slot || r2 <= 1e-12 * h * h {
+    let h2 = params.h2;
+    if r2 >= h2 || j == (*acc).self_slot || r2 <= 1e-12 * h2 {
         return;
     }
     let inv_r = inverseSqrt(r2);
-    let q = r2 * inv_r * (*acc).inv_h;
+    let q = r2 * inv_r * params.inv_h;
     let vj = vel_rho[j];
     let rho_j = vj.w;
     let fluid = pj.w > 0.0;
     var p_j = 0.0;
     if PRESSURE {
-        p_j = tait_pressure(rho_j, (*acc).inv_rho0) / (rho_j * rho_j);
+        p_j = tait_pressure(rho_j, params.inv_rest_density) / (rho_j * rho_j);
     } else if !fluid {
         // DFSPH: the wall's hydrostatic part, kappa_b - kappa_i = g . (x_b - x_i) / rho0 (the
         // solve mirrors kappa_i; this is the part of Adami's wall pressure that kappa_i lacks)
-        p_j = -dot(params.gravity, d) * (*acc).inv_rho0;
+        p_j = -dot(params.gravity, d) * params.inv_rest_density;
     }
     let alpha = select(params.wall_viscosity, params.viscosity, fluid);
     let vd = dot((*acc).v - vj.xyz, d);
     var pi_ij = 0.0;
     if vd < 0.0 {
-        pi_ij = -alpha * (*acc).visc * vd / (((*acc).rho + rho_j) * (r2 + 0.01 * h * h));
+        pi_ij = -alpha * params.viscosity_scale * vd / (((*acc).rho + rho_j) * (r2 + 0.01 * h2));
     }
     // the factor kernel_norm * 6 / h^2 of the gradient is applied once, after the loop
-    let g = kernel_grad_q(q, h * inv_r);
+    let g = kernel_grad_q(q, params.h * inv_r);
     (*acc).a -= (abs(pj.w) * ((*acc).p_term + p_j + pi_ij) * g) * d;
     if NO_SLIP && !fluid {
         // Morris et al. 1997 laminar viscosity, x_ij . grad W_ij = g r^2 (times the factor)
-        let f = abs(pj.w) * ((*acc).rho + rho_j) / ((*acc).rho * rho_j) * g * r2 / (r2 + 0.01 * h * h);
+        let f = abs(pj.w) * ((*acc).rho + rho_j) / ((*acc).rho * rho_j) * g * r2 / (r2 + 0.01 * h2);
         (*acc).friction += f * ((*acc).v - vj.xyz);
     }
 }
@@ -89,11 +85,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if PRESSURE {
         p_i = tait_pressure(vi.w, 1.0 / rho0);
     }
-    let h = params.h;
-    var acc = Acc(pi.xyz, p_i / (vi.w * vi.w), vi.xyz, vi.w, vec3<f32>(0.0), vec3<f32>(0.0), i, 1.0 / h,
-                  1.0 / rho0, h * params.sound_speed * 2.0);
+    var acc = Acc(pi.xyz, p_i / (vi.w * vi.w), vi.xyz, vi.w, vec3<f32>(0.0), vec3<f32>(0.0), i);
     neighbour_loop(pi.xyz, &acc);
-    let grad_scale = params.kernel_norm * 6.0 / (h * h);
+    let grad_scale = params.grad_scale;
     var a = acc.a * grad_scale + params.gravity;
     if NO_SLIP {
         a += acc.friction * (params.no_slip_viscosity * grad_scale);

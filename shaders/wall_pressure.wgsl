@@ -27,9 +27,6 @@ struct Acc {
     den: f32,
     // sum of v_f * kernel_w_q over fluid neighbours
     vel: vec3<f32>,
-    h2: f32,
-    inv_h: f32,
-    inv_rho0: f32,
 }
 
 fn visit(acc: ptr<function, Acc>, j: u32) {
@@ -39,11 +36,11 @@ fn visit(acc: ptr<function, Acc>, j: u32) {
     }
     let d = (*acc).x - pj.xyz;
     let r2 = dot(d, d);
-    if r2 < (*acc).h2 {
-        let w = kernel_w_q(sqrt(r2) * (*acc).inv_h);
+    if r2 < params.h2 {
+        let w = kernel_w_q(sqrt(r2) * params.inv_h);
         let vf = vel_rho[j];
         let rho_f = vf.w;
-        (*acc).num += (tait_pressure(rho_f, (*acc).inv_rho0) + rho_f * dot(params.gravity, d)) * w;
+        (*acc).num += (tait_pressure(rho_f, params.inv_rest_density) + rho_f * dot(params.gravity, d)) * w;
         (*acc).den += w;
         if NO_SLIP {
             (*acc).vel += vf.xyz * w;
@@ -64,7 +61,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         return;
     }
     let rho0 = params.rest_density;
-    var acc = Acc(pi.xyz, 0.0, 0.0, vec3<f32>(0.0), params.h * params.h, 1.0 / params.h, 1.0 / rho0);
+    var acc = Acc(pi.xyz, 0.0, 0.0, vec3<f32>(0.0));
     neighbour_loop(pi.xyz, &acc);
     var p_b = 0.0;
     var v_b = vec3<f32>(0.0);

@@ -89,8 +89,15 @@ pub struct RenderReport {
     pub render_ms_per_frame: Option<f64>,
     /// Mean GPU milliseconds per frame of each render pass of the view, by label.
     pub passes: Vec<PassTime>,
-    /// Wall seconds of the whole run (steps, drawing, readback; PNG encoding overlapped).
+    /// Wall seconds of the frame loop (steps, drawing, readback; PNG encoding overlapped; the
+    /// scene's setup before the first frame not included). The CPU records a frame while the
+    /// GPU runs the one before, as the app does.
     pub wall_seconds: f64,
+    /// Frames per wall second of the frame loop.
+    pub frames_per_second: f64,
+    /// Simulated seconds the frames covered, and per wall second.
+    pub sim_seconds: f64,
+    pub sim_seconds_per_second: f64,
     pub images: bool,
 }
 
@@ -109,7 +116,7 @@ pub fn run(args: RenderArgs) -> anyhow::Result<()> {
     let gpu = Gpu::headless()?;
     let r = render(&gpu, &scene, &args.scene.display().to_string(), &args)?;
     eprintln!(
-        "{}: {} frames of {}x{} ({} view, {} steps each), render {} per frame{}, {:.1} s",
+        "{}: {} frames of {}x{} ({} view, {} steps each), render {} per frame{}, {:.1} s: {:.1} frames/s, {:.3} simulated s/s",
         args.out.display(),
         r.frames,
         r.width,
@@ -122,7 +129,9 @@ pub fn run(args: RenderArgs) -> anyhow::Result<()> {
         } else {
             String::new()
         },
-        r.wall_seconds
+        r.wall_seconds,
+        r.frames_per_second,
+        r.sim_seconds_per_second
     );
     Ok(())
 }
@@ -158,9 +167,11 @@ pub fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -> anyho
     let target = target_texture(device, "render.offscreen", width, height);
     let view = target.create_view(&wgpu::TextureViewDescriptor::default());
     let padded_row = image::padded_row(width);
-    let mut pixels = Readback::<u64>::new(device, "render.offscreen.pixels", padded_row as u64 * height as u64, 1);
+    // one frame in flight while the next is recorded (as a swapchain of two images): a staging
+    // buffer for each, and one for the frame whose mapping is still being taken
+    let mut pixels = Readback::<u64>::new(device, "render.offscreen.pixels", padded_row as u64 * height as u64, 3);
     let passes = args.view.passes();
-    let timer = gpu.has_timestamps().then(|| Timer::new(gpu, passes.len()));
+    let mut timer = gpu.has_timestamps().then(|| Timer::new(gpu, passes.len()));
     let mut times = Vec::new();
     let (tx, rx) = std::sync::mpsc::sync_channel::<(PathBuf, Vec<u8>)>(2);
     let writer = std::thread::spawn(move || -> Result<(), String> {
@@ -171,6 +182,19 @@ pub fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -> anyho
     });
     let t0 = Instant::now();
     let mut frames = 0;
+    let mut in_flight: Option<wgpu::SubmissionIndex> = None;
+    // hands the frames whose pixels and times have arrived to the writer; false when it stopped
+    let take = |pixels: &mut Readback<u64>, timer: &mut Option<Timer>, times: &mut Vec<Vec<f64>>| -> bool {
+        if let Some(t) = timer.as_mut() {
+            times.extend(t.take_ready());
+        }
+        for (frame, bytes) in pixels.take_ready() {
+            if tx.send((frame_path(&args.out, frame), bytes)).is_err() {
+                return false;
+            }
+        }
+        true
+    };
     'frames: for frame in 1..=args.frames {
         if crate::signals::stop_requested() {
             break;
@@ -180,28 +204,35 @@ pub fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -> anyho
         let draw = Some((sim.current(), sim.n_particles()));
         let timing = timer.as_ref().map_or(Timing::Off, |t| Timing::Passes { set: &t.queries, base: 0 });
         renderer.record(device, &gpu.queue, &mut encoder, &view, [width, height], viewport, &settings, sim.params(), draw, timing);
-        if let Some(t) = &timer {
-            t.resolve(&mut encoder);
+        if let Some(t) = timer.as_mut() {
+            t.record_copy(&mut encoder, frame);
         }
         if !args.no_images {
             let dst = pixels.reserve(frame).context("the frame's staging buffer is still in use")?;
             copy_out(&mut encoder, &target, dst, padded_row);
         }
-        gpu.queue.submit([encoder.finish()]);
+        let submitted = gpu.queue.submit([encoder.finish()]);
         pixels.submitted();
-        device.poll(wgpu::PollType::wait_indefinitely()).context("GPU wait")?;
-        if let Some(t) = &timer {
-            times.push(t.read(gpu));
+        if let Some(t) = timer.as_mut() {
+            t.submitted();
         }
-        for (frame, bytes) in pixels.take_ready() {
-            let path = frame_path(&args.out, frame);
-            if tx.send((path, bytes)).is_err() {
-                // the writer stopped on an error: its message follows below
-                break 'frames;
-            }
+        // the CPU records frame k + 1 while the GPU draws frame k: wait for frame k - 1 only
+        if let Some(previous) = in_flight.replace(submitted) {
+            device.poll(wgpu::PollType::Wait { submission_index: Some(previous), timeout: None }).context("GPU wait")?;
+        }
+        if !take(&mut pixels, &mut timer, &mut times) {
+            // the writer stopped on an error: its message follows below
+            break 'frames;
         }
         frames = frame;
     }
+    device.poll(wgpu::PollType::wait_indefinitely()).context("GPU wait")?;
+    let wall_seconds = t0.elapsed().as_secs_f64();
+    take(&mut pixels, &mut timer, &mut times);
+    let sim_seconds = {
+        let d = sim.read_diagnostics();
+        sim.time_at(frames * args.substeps as u64, &d)
+    };
     drop(tx);
     writer.join().map_err(|_| anyhow::anyhow!("the PNG writer panicked"))?.map_err(anyhow::Error::msg)?;
     // the first frames warm up (pipelines, caches): the means of the second half
@@ -221,18 +252,22 @@ pub fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -> anyho
         boundary_particles: state.n_boundary(),
         render_ms_per_frame: (!pass_times.is_empty()).then(|| pass_times.iter().map(|p| p.ms_per_frame).sum()),
         passes: pass_times,
-        wall_seconds: t0.elapsed().as_secs_f64(),
+        wall_seconds,
+        frames_per_second: frames as f64 / wall_seconds.max(1e-9),
+        sim_seconds,
+        sim_seconds_per_second: sim_seconds / wall_seconds.max(1e-9),
         images: !args.no_images,
     };
     crate::files::write_whole(&args.out.join("render.json"), serde_json::to_string_pretty(&report)?.as_bytes())?;
     Ok(report)
 }
 
-/// Timestamps around each render pass of one frame, read back after the frame (this command
-/// waits for every frame anyway).
+/// Timestamps around each render pass of a frame, read back without waiting (a ring of
+/// staging buffers: a frame whose buffer is not free goes untimed).
 struct Timer {
     queries: wgpu::QuerySet,
     resolve: wgpu::Buffer,
+    readback: Readback<u64>,
     passes: u32,
     period_ns: f32,
 }
@@ -253,20 +288,37 @@ impl Timer {
                 usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
                 mapped_at_creation: false,
             }),
+            readback: Readback::new(d, "render.offscreen.time.readback", 16 * passes as u64, 3),
             passes,
             period_ns: gpu.queue.get_timestamp_period(),
         }
     }
 
-    fn resolve(&self, encoder: &mut wgpu::CommandEncoder) {
-        encoder.resolve_query_set(&self.queries, 0..2 * self.passes, &self.resolve, 0);
+    /// Resolves the frame's timestamps and copies them out (when a staging buffer is free).
+    fn record_copy(&mut self, encoder: &mut wgpu::CommandEncoder, frame: u64) {
+        let (queries, resolve, bytes) = (&self.queries, &self.resolve, 16 * self.passes as u64);
+        self.readback.record_with(|dst| {
+            encoder.resolve_query_set(queries, 0..2 * (bytes / 16) as u32, resolve, 0);
+            encoder.copy_buffer_to_buffer(resolve, 0, dst, 0, bytes);
+            Some(frame)
+        });
     }
 
-    /// The last frame's render passes in milliseconds.
-    fn read(&self, gpu: &Gpu) -> Vec<f64> {
-        let bytes = crate::sim::buffers::read_bytes(&gpu.device, &gpu.queue, &self.resolve, 0, 16 * self.passes as u64);
-        let t = |k: usize| u64::from_le_bytes(bytes[8 * k..8 * k + 8].try_into().expect("8 bytes"));
-        (0..self.passes as usize).map(|k| t(2 * k + 1).saturating_sub(t(2 * k)) as f64 * self.period_ns as f64 * 1e-6).collect()
+    fn submitted(&mut self) {
+        self.readback.submitted();
+    }
+
+    /// The render passes' milliseconds of every frame whose times have arrived.
+    fn take_ready(&mut self) -> Vec<Vec<f64>> {
+        let period = self.period_ns as f64;
+        self.readback
+            .take_ready()
+            .into_iter()
+            .map(|(_, bytes)| {
+                let t = crate::sim::readback::ticks_from(&bytes);
+                (0..self.passes as usize).map(|k| t[2 * k + 1].saturating_sub(t[2 * k]) as f64 * period * 1e-6).collect()
+            })
+            .collect()
     }
 }
 

@@ -136,7 +136,8 @@ fn sim_params_layout_matches_wgsl() {
         domain_min, n_particles, domain_max, n_fluid, gravity, dt, grid_origin, inv_cell_size,
         grid_dims, num_cells, h, rest_density, stiffness, sound_speed, viscosity, wall_viscosity,
         kernel_norm, search_range, capacity, open_faces, solver, adaptive, dt_min, dt_max, cfl,
-        density_tolerance, divergence_tolerance, max_iterations, no_slip_viscosity, _pad2);
+        density_tolerance, divergence_tolerance, max_iterations, no_slip_viscosity, inv_h, h2, inv_rest_density, viscosity_scale,
+        grad_scale);
     assert_eq!(members, rust, "member names and offsets");
     assert_eq!(size as usize, size_of::<SimParams>(), "struct size");
 }

@@ -4,7 +4,8 @@
 //!     cargo test --release --test throughput -- --ignored --nocapture
 //!
 //! It prints one table: each row changes one choice against the defaults (reorder interval, cell
-//! order, cell size, diagnostics, workgroup size, shader bounds checks), then the all-pairs
+//! order, cell size, diagnostics, workgroup size, shader bounds checks, deterministic cells, and
+//! the scene's no-slip walls, adaptive dt and DFSPH solver), then the all-pairs
 //! O(N²) density against the grid's at a small count. Particle count: 4M on a GPU, 30k on a CPU
 //! adapter (lavapipe); `RILLET_THROUGHPUT_PARTICLES=1m` overrides it.
 
@@ -24,6 +25,8 @@ fn throughput() {
     let scene = bench::bench_scene(n);
     let base = rillet::scene::setup::sim_options(&scene);
     let cfg = if cpu_adapter { BenchConfig { warmup: 3, steps: 10, batch: 5 } } else { BenchConfig { warmup: 50, steps: 200, batch: 50 } };
+    // (name, scene, options): most rows change one option; the last ones change the scene's
+    // physics (the step's variants: deterministic cells, no-slip walls, an adaptive dt, DFSPH)
     let mut variants = vec![("defaults".to_string(), base.clone())];
     for r in [1, 8, 0] {
         variants.push((format!("reorder every {r}"), SimOptions { reorder_interval: r, ..base.clone() }));
@@ -36,10 +39,20 @@ fn throughput() {
         variants.push((format!("workgroup {wg}"), SimOptions { workgroup_size: wg, ..base.clone() }));
     }
     variants.push(("shader bounds checks".into(), SimOptions { shader_checks: true, ..base.clone() }));
+    variants.push(("deterministic cells".into(), SimOptions { deterministic: true, ..base.clone() }));
+    let mut variants: Vec<(String, rillet::scene::Scene, SimOptions)> = variants.into_iter().map(|(n, o)| (n, scene.clone(), o)).collect();
+    let mut no_slip = scene.clone();
+    no_slip.physics.no_slip_viscosity = 1e-6;
+    variants.push(("no-slip walls".into(), no_slip, base.clone()));
+    let adaptive = bench::Realtime::WcsphAdaptive.apply(&scene, None);
+    variants.push(("adaptive dt".into(), adaptive, base.clone()));
+    let mut dfsph = scene.clone();
+    dfsph.physics.solver = rillet::scene::Solver::Dfsph;
+    variants.push(("DFSPH".into(), dfsph, base.clone()));
 
     eprintln!("adapter: {}; {count} particles; defaults: {}", gpu.describe(), bench::variant_name(&base));
     let mut results = Vec::new();
-    for (name, options) in variants {
+    for (name, scene, options) in variants {
         let label = format!("{count} {name}");
         let r = bench::run(gpu, &scene, options, &cfg, &label, bench::progress_line(&label)).expect("benchmark run");
         assert!(r.particle_steps_per_s > 0.0);

@@ -528,6 +528,7 @@ impl Sim {
         for set in &fixed.sets {
             set.write(&gpu.queue, &state.pos_mass, &state.vel_rho, &ids);
         }
+        params.derive();
         gpu.queue.write_buffer(&fixed.params, 0, bytemuck::bytes_of(&params));
         // the clock starts at the state's time (a compensated pair, as sim.time_step keeps it)
         let t = state.time as f32;
@@ -660,6 +661,7 @@ impl Sim {
             self.kernels = kernels;
         }
         self.params.capacity = options.capacity;
+        self.params.derive();
         self.queue.write_buffer(&self.fixed.params, 0, bytemuck::bytes_of(&self.params));
         if let Some(d) = &self.fixed.dfsph {
             d.write_full_dispatch(&self.queue, self.params.n_particles, options.workgroup_size, self.max_dim);

@@ -71,11 +71,33 @@ pub struct SimParams {
     /// No-slip walls: kinematic viscosity ν (m²/s) of the laminar fluid–wall friction; 0 = free
     /// slip (wall particles at rest).
     pub no_slip_viscosity: f32,
-    /// Padding to a 16-byte multiple.
-    pub _pad2: u32,
+    /// Derived (set by [`SimParams::derive`] before every upload): 1 / h.
+    pub inv_h: f32,
+    /// Derived: h².
+    pub h2: f32,
+    /// Derived: 1 / ρ0.
+    pub inv_rest_density: f32,
+    /// Derived: 2 h c, the artificial viscosity's prefactor without α and 1 / (ρ_i + ρ_j).
+    pub viscosity_scale: f32,
+    /// Derived: the cubic spline gradient's factor kernel_norm · 6 / h².
+    pub grad_scale: f32,
 }
 
-const _: () = assert!(std::mem::size_of::<SimParams>() == 160);
+const _: () = assert!(std::mem::size_of::<SimParams>() == 176);
+
+impl SimParams {
+    /// Sets the derived members from the others. The neighbour loops read these from the
+    /// uniform block instead of computing them per invocation: a value that comes from the
+    /// uniform block is an operand of the instruction that uses it, while one the shader
+    /// computes is held in a register for the whole loop.
+    pub fn derive(&mut self) {
+        self.inv_h = 1.0 / self.h;
+        self.h2 = self.h * self.h;
+        self.inv_rest_density = 1.0 / self.rest_density;
+        self.viscosity_scale = 2.0 * self.h * self.sound_speed;
+        self.grad_scale = self.kernel_norm * 6.0 / (self.h * self.h);
+    }
+}
 
 pub use crate::physics::{SOLVER_DFSPH, SOLVER_WCSPH};
 /// Byte offset of `SimParams::dt` (sim.time_step copies the chosen dt there).
