@@ -1,12 +1,16 @@
 // sph.density: rho_i = sum_j |w_j| W(|x_i - x_j|) over the neighbour loop (docs/PHYSICS.md).
 // Reads one vec4 (position, mass) per candidate; most of the cost is rejected candidates.
-// Boundary particles (w < 0) keep rho0 and are skipped, as are free slots (w = 0).
+// Boundary particles (w < 0) keep rho0 and are skipped, as are free slots (w = 0). A wall
+// particle within h of a fluid particle is marked in `wet` (cleared before the pass), so that
+// sph.wall_pressure runs its loop for those only.
 //
 // #import common
 // #import neighbours
 
 @group(0) @binding(4) var<storage, read> pos_mass: array<vec4<f32>>;
 @group(0) @binding(5) var<storage, read_write> vel_rho: array<vec4<f32>>;
+// every invocation that writes a word writes 1: the order of the writes does not matter
+@group(0) @binding(6) var<storage, read_write> wet: array<u32>;
 
 struct Acc {
     x: vec3<f32>,
@@ -22,6 +26,9 @@ fn visit(acc: ptr<function, Acc>, j: u32) {
     let r2 = dot(d, d);
     if r2 < (*acc).h2 {
         (*acc).rho += abs(pj.w) * kernel_w_q(sqrt(r2) * (*acc).inv_h);
+        if pj.w < 0.0 {
+            wet[j] = 1u;
+        }
     }
 }
 

@@ -3,8 +3,9 @@
 //   p_b = max(0, sum_f (p_f + rho_f g . (x_b - x_f)) W_bf / sum_f W_bf),
 // stored as the density that gives it through the Tait equation, rho_b = rho0 (p_b / B + 1)^(1/7),
 // so sph.force treats fluid and wall neighbours alike. Runs between sph.density and sph.force
-// over the same neighbour loop; fluid particles are skipped, wall particles without fluid
-// around them get rho0 (p_b = 0).
+// over the same neighbour loop; fluid particles are skipped. Wall particles without fluid
+// within h get rho0 (p_b = 0) without the loop: sph.density marked in `wet` the ones that have
+// some (the relation r < h is symmetric: the same f32 expression from either side).
 //
 // No-slip walls (NO_SLIP, a pipeline constant set when params.no_slip_viscosity > 0): the wall
 // particle also takes the velocity v_b = 2 v_wall - sum_f v_f W_bf / sum_f W_bf (Adami et al.
@@ -16,6 +17,7 @@
 
 @group(0) @binding(4) var<storage, read> pos_mass: array<vec4<f32>>;
 @group(0) @binding(5) var<storage, read_write> vel_rho: array<vec4<f32>>;
+@group(0) @binding(6) var<storage, read> wet: array<u32>;
 
 override NO_SLIP: bool = false;
 
@@ -61,6 +63,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         return;
     }
     let rho0 = params.rest_density;
+    if wet[i] == 0u {
+        vel_rho[i] = vec4<f32>(0.0, 0.0, 0.0, rho0);
+        return;
+    }
     var acc = Acc(pi.xyz, 0.0, 0.0, vec3<f32>(0.0));
     neighbour_loop(pi.xyz, &acc);
     var p_b = 0.0;

@@ -205,6 +205,10 @@ struct Fixed {
     sets: [ParticleSet; 2],
     /// Acceleration from sph.force to sph.integrate (transient: not reordered).
     acc: wgpu::Buffer,
+    /// A word per slot, cleared before every WCSPH density pass: sph.density sets it for every
+    /// wall particle within h of a fluid particle, and sph.wall_pressure runs its neighbour loop
+    /// for those only (transient: not reordered).
+    wet: wgpu::Buffer,
     /// [`Diagnostics`] words.
     diag: wgpu::Buffer,
     cell_of: wgpu::Buffer,
@@ -282,8 +286,10 @@ impl Binds {
                 Self::reorder(d, k, p, &f.sorted, &f.sets[0], &f.sets[1])?,
                 Self::reorder(d, k, p, &f.sorted, &f.sets[1], &f.sets[0])?,
             ],
-            density: both(&|s| k.density.bind(d, &with(&grid, &[("pos_mass", &s.pos_mass), ("vel_rho", &s.vel_rho)])))?,
-            wall_pressure: both(&|s| k.wall_pressure.bind(d, &with(&grid, &[("pos_mass", &s.pos_mass), ("vel_rho", &s.vel_rho)])))?,
+            density: both(&|s| k.density.bind(d, &with(&grid, &[("pos_mass", &s.pos_mass), ("vel_rho", &s.vel_rho), ("wet", &f.wet)])))?,
+            wall_pressure: both(&|s| {
+                k.wall_pressure.bind(d, &with(&grid, &[("pos_mass", &s.pos_mass), ("vel_rho", &s.vel_rho), ("wet", &f.wet)]))
+            })?,
             force: both(&|s| k.force.bind(d, &with(&grid, &[("pos_mass", &s.pos_mass), ("vel_rho", &s.vel_rho), ("acc_out", &f.acc)])))?,
             integrate: both(&|s| {
                 k.integrate.bind(
@@ -508,6 +514,7 @@ impl Sim {
                 }),
                 sets: [ParticleSet::new(device, "particles.a", n as u64), ParticleSet::new(device, "particles.b", n as u64)],
                 acc: shader::storage(device, "sim.acc", n as u64 * 16),
+                wet: shader::storage(device, "sim.wet", n as u64 * 4),
                 diag: shader::storage(device, "sim.diag", std::mem::size_of::<Diagnostics>() as u64),
                 cell_of: per_particle("grid.cell_of"),
                 rank: per_particle("grid.rank"),
@@ -764,6 +771,7 @@ impl Sim {
                 k.integrate.record(&mut begin(encoder, prof, k.integrate.label, step), &b.integrate[c], n, v, md);
             }
             _ => {
+                encoder.clear_buffer(&fixed.wet, 0, None);
                 k.density.record(&mut begin(encoder, prof, k.density.label, step), &b.density[c], n, variant, md);
                 k.wall_pressure.record(&mut begin(encoder, prof, k.wall_pressure.label, step), &b.wall_pressure[c], n, variant, md);
                 k.force.record(&mut begin(encoder, prof, k.force.label, step), &b.force[c], n, variant, md);
