@@ -24,8 +24,16 @@ fn slot_of(k: u32) -> u32 {
 }
 
 // Slot range of `cells` consecutive cell indices starting at cell (cx, y, z) (inside the grid).
+// With ROWS (linear order) the cell index is computed, x + (y + z gy) gx, instead of read
+// from the order tables: the row's two `cell_start` loads then wait on nothing but arithmetic.
 fn span_range(cx: i32, y: i32, z: i32, cells: u32) -> vec2<u32> {
-    let first = cell_part_z(u32(z)) + cell_part_y(u32(y)) + cell_part_x(u32(cx));
+    var first: u32;
+    if ROWS {
+        let g = params.grid_dims;
+        first = u32(cx) + (u32(y) + u32(z) * g.y) * g.x;
+    } else {
+        first = cell_part_z(u32(z)) + cell_part_y(u32(y)) + cell_part_x(u32(cx));
+    }
     return vec2<u32>(cell_start[first], cell_start[first + cells]);
 }
 
