@@ -70,7 +70,8 @@ fn constants_module() -> String {
          const DT_GROWTH: f32 = {:?};\n\
          const FORCE_CONDITION: f32 = {:?};\n\
          const MAX_ERROR_FACTOR: f32 = {:?};\n\
-         const WARM_PRESSURE_SHARE: f32 = {:?};\n",
+         const WARM_PRESSURE_SHARE: f32 = {:?};\n\
+         const LIST_MAX: u32 = {}u;\n",
         crate::physics::TAIT_GAMMA as f32,
         crate::physics::SOLVER_WCSPH,
         crate::physics::SOLVER_DFSPH,
@@ -78,7 +79,8 @@ fn constants_module() -> String {
         crate::physics::DT_GROWTH as f32,
         crate::physics::FORCE_CONDITION as f32,
         crate::physics::MAX_ERROR_FACTOR,
-        crate::physics::WARM_PRESSURE_SHARE as f32
+        crate::physics::WARM_PRESSURE_SHARE as f32,
+        crate::physics::NEIGHBOUR_LIST_MAX
     )
 }
 
@@ -269,7 +271,9 @@ mod tests {
                 ("sorted", Access::Read),
                 ("pos_mass", Access::Read),
                 ("vel_rho", Access::Read),
-                ("acc_out", Access::ReadWrite)
+                ("acc_out", Access::ReadWrite),
+                ("nb_list", Access::Read),
+                ("nb_count", Access::Read)
             ]
         );
     }

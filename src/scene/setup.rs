@@ -39,7 +39,7 @@ pub fn build_checked(scene: &Scene, gpu: &Gpu) -> Result<InitialState, SetupErro
     let mut needed = n * HOST_BYTES_PER_PARTICLE;
     if gpu.info.device_type == wgpu::DeviceType::Cpu {
         // a CPU adapter's buffers are host memory too
-        needed += Sim::device_bytes(n, scene.physics.solver == crate::scene::Solver::Dfsph);
+        needed += Sim::device_bytes(n, scene.physics.solver == crate::scene::Solver::Dfsph, gpu.max_binding_bytes());
     }
     if let Some(available) = available_host_memory()
         && needed > available

@@ -17,17 +17,10 @@ pub enum Mode {
 }
 
 /// Variants: [`super::DIRECT`] (after a reorder) and [`super::THROUGH_SORTED`], in `mode`.
-pub fn new(device: &wgpu::Device, cfg: KernelConfig, rows: bool, mode: Mode) -> Result<Kernel, KernelError> {
-    let r = if rows { 1.0 } else { 0.0 };
+pub fn new(device: &wgpu::Device, cfg: KernelConfig, rows: bool, mode: Mode, lists: bool) -> Result<Kernel, KernelError> {
     let pressure = if mode == Mode::ViscousOnly { 0.0 } else { 1.0 };
     let no_slip = if mode == Mode::PressureNoSlip { 1.0 } else { 0.0 };
-    Kernel::new(
-        device,
-        &super::shader::FORCE,
-        cfg,
-        &[
-            &[("USE_SORTED", 0.0), ("ROWS", r), ("PRESSURE", pressure), ("NO_SLIP", no_slip)],
-            &[("USE_SORTED", 1.0), ("ROWS", r), ("PRESSURE", pressure), ("NO_SLIP", no_slip)],
-        ],
-    )
+    let mut constants = vec![("PRESSURE", pressure), ("NO_SLIP", no_slip)];
+    constants.extend(super::list_constants(lists));
+    super::shader::neighbour_kernel_with(device, &super::shader::FORCE, cfg, rows, &constants)
 }

@@ -30,6 +30,7 @@ use params::{Diagnostics, SimParams};
 use profiler::{Profile, ProfileBatch, Profiler};
 use shader::{Kernel, KernelError};
 
+pub use crate::physics::NEIGHBOUR_LIST_MAX;
 pub use instruments::{GridSnapshot, Particles, dfsph_pressure};
 pub use state::InitialState;
 
@@ -150,11 +151,13 @@ impl Kernels {
         }
     }
 
-    /// The pipelines for `params`' solver and walls (DFSPH's passes; the no-slip terms).
+    /// The pipelines for `params`' solver and walls (DFSPH's passes; the no-slip terms) and
+    /// for its particle count (the neighbour lists, where they fit).
     fn new(device: &wgpu::Device, o: &SimOptions, params: &SimParams) -> Result<Self, KernelError> {
         let cfg = o.kernel_config();
         let rows = o.order == CellOrder::Linear;
         let dfsph = params.solver == params::SOLVER_DFSPH;
+        let lists = neighbour_lists(params.n_particles as u64, dfsph, max_binding_of(device));
         let no_slip = params.no_slip_viscosity > 0.0;
         let force_mode = match (dfsph, no_slip) {
             (true, _) => force::Mode::ViscousOnly,
@@ -168,9 +171,9 @@ impl Kernels {
             sort_cells: sort_cells::new(device, cfg)?,
             rank_free: sort_cells::rank_free(device, cfg)?,
             reorder: reorder::new(device, cfg)?,
-            density: density::new(device, cfg, rows)?,
+            density: density::new(device, cfg, rows, lists)?,
             wall_pressure: wall_pressure::new(device, cfg, rows, no_slip)?,
-            force: force::new(device, cfg, rows, force_mode)?,
+            force: force::new(device, cfg, rows, force_mode, lists)?,
             integrate: integrate::new(device, cfg)?,
             emit_plan: emit::plan(device, cfg)?,
             emit_write: emit::write(device, cfg)?,
@@ -209,6 +212,10 @@ struct Fixed {
     /// wall particle within h of a fluid particle, and sph.wall_pressure runs its neighbour loop
     /// for those only (transient: not reordered).
     wet: wgpu::Buffer,
+    /// The neighbour lists sph.density writes and sph.force reads, and their counts
+    /// ([`neighbour_lists`]; 16-byte placeholders without them). Transient: not reordered.
+    nb_list: wgpu::Buffer,
+    nb_count: wgpu::Buffer,
     /// [`Diagnostics`] words.
     diag: wgpu::Buffer,
     cell_of: wgpu::Buffer,
@@ -286,11 +293,16 @@ impl Binds {
                 Self::reorder(d, k, p, &f.sorted, &f.sets[0], &f.sets[1])?,
                 Self::reorder(d, k, p, &f.sorted, &f.sets[1], &f.sets[0])?,
             ],
-            density: both(&|s| k.density.bind(d, &with(&grid, &[("pos_mass", &s.pos_mass), ("vel_rho", &s.vel_rho), ("wet", &f.wet)])))?,
+            density: both(&|s| k.density.bind(d, &with(&grid, &[("pos_mass", &s.pos_mass), ("vel_rho", &s.vel_rho), ("wet", &f.wet), ("nb_list", &f.nb_list), ("nb_count", &f.nb_count)])))?,
             wall_pressure: both(&|s| {
                 k.wall_pressure.bind(d, &with(&grid, &[("pos_mass", &s.pos_mass), ("vel_rho", &s.vel_rho), ("wet", &f.wet)]))
             })?,
-            force: both(&|s| k.force.bind(d, &with(&grid, &[("pos_mass", &s.pos_mass), ("vel_rho", &s.vel_rho), ("acc_out", &f.acc)])))?,
+            force: both(&|s| {
+                k.force.bind(
+                    d,
+                    &with(&grid, &[("pos_mass", &s.pos_mass), ("vel_rho", &s.vel_rho), ("acc_out", &f.acc), ("nb_list", &f.nb_list), ("nb_count", &f.nb_count)]),
+                )
+            })?,
             integrate: both(&|s| {
                 k.integrate.bind(
                     d,
@@ -477,10 +489,12 @@ impl Sim {
     }
 
     /// Device bytes a simulation of `n` particles allocates for its particle buffers (two sets
-    /// of position, velocity and id, the acceleration and three grid arrays; with `dfsph` the
-    /// solver's five per-particle arrays), without the per-cell arrays.
-    pub fn device_bytes(n: u64, dfsph: bool) -> u64 {
-        n * (2 * (16 + 16 + 4) + 16 + 3 * 4 + if dfsph { 5 * 4 } else { 0 })
+    /// of position, velocity and id, the acceleration, three grid arrays and the wall marks;
+    /// with `dfsph` the solver's five per-particle arrays, otherwise the neighbour lists where
+    /// they fit a binding of `max_binding` bytes), without the per-cell arrays.
+    pub fn device_bytes(n: u64, dfsph: bool, max_binding: u64) -> u64 {
+        let lists = if neighbour_lists(n, dfsph, max_binding) { 4 * NEIGHBOUR_LIST_MAX as u64 + 4 } else { 0 };
+        n * (2 * (16 + 16 + 4) + 16 + 4 * 4 + if dfsph { 5 * 4 } else { 0 } + lists)
     }
 
     pub fn new(gpu: &Gpu, state: &InitialState, options: SimOptions) -> Result<Self, SimError> {
@@ -496,6 +510,7 @@ impl Sim {
         let max_cells = max_binding / 4 - 2;
         let layout = GridLayout::new(state.grid_lo, state.grid_hi, options.cell_size * state.params.h, options.order, max_cells)?;
 
+        let lists = neighbour_lists(n as u64, state.params.solver == params::SOLVER_DFSPH, max_binding);
         let mut params = state.params;
         params.capacity = options.capacity;
         apply_layout(&mut params, &layout, state.params.h);
@@ -515,6 +530,8 @@ impl Sim {
                 sets: [ParticleSet::new(device, "particles.a", n as u64), ParticleSet::new(device, "particles.b", n as u64)],
                 acc: shader::storage(device, "sim.acc", n as u64 * 16),
                 wet: shader::storage(device, "sim.wet", n as u64 * 4),
+                nb_list: shader::storage(device, "sim.nb_list", if lists { n as u64 * 4 * NEIGHBOUR_LIST_MAX as u64 } else { 16 }),
+                nb_count: shader::storage(device, "sim.nb_count", if lists { n as u64 * 4 } else { 16 }),
                 diag: shader::storage(device, "sim.diag", std::mem::size_of::<Diagnostics>() as u64),
                 cell_of: per_particle("grid.cell_of"),
                 rank: per_particle("grid.rank"),
@@ -896,6 +913,25 @@ fn out_of_memory_scope<T>(device: &wgpu::Device, make: impl FnOnce() -> T) -> Re
         (None, Some(e)) => Err(SimError::Buffer(e.to_string())),
         (None, None) => Ok(made),
     }
+}
+
+/// Whether a simulation of `n` particles keeps neighbour lists: sph.density writes each fluid
+/// particle's neighbours, sph.force reads them instead of walking the grid again. WCSPH only
+/// (DFSPH's passes walk the grid), and only where the lists (4 · [`NEIGHBOUR_LIST_MAX`] bytes a
+/// particle) fit one binding of `max_binding` bytes.
+pub fn neighbour_lists(n: u64, dfsph: bool, max_binding: u64) -> bool {
+    !dfsph && n * 4 * NEIGHBOUR_LIST_MAX as u64 <= max_binding
+}
+
+/// The override constants of the passes that write or read the neighbour lists.
+fn list_constants(lists: bool) -> [(&'static str, f64); 1] {
+    [("LISTS", if lists { 1.0 } else { 0.0 })]
+}
+
+/// The largest buffer one binding of `device` may hold.
+fn max_binding_of(device: &wgpu::Device) -> u64 {
+    let l = device.limits();
+    l.max_storage_buffer_binding_size.min(l.max_buffer_size)
 }
 
 /// Grid fields of the uniform block for a layout.

@@ -269,20 +269,25 @@ mod tests {
     #[test]
     fn a_wrong_missing_or_repeated_name_is_an_error_that_names_it() {
         let b = reflected(&FORCE);
-        let good = ["params", "cell_lut", "cell_start", "sorted", "pos_mass", "vel_rho", "acc_out"];
-        assert_eq!(match_names("sph.force", &b, &good).unwrap(), [0, 1, 2, 3, 4, 5, 6]);
+        let good = ["params", "cell_lut", "cell_start", "sorted", "pos_mass", "vel_rho", "acc_out", "nb_list", "nb_count"];
+        assert_eq!(match_names("sph.force", &b, &good).unwrap(), [0, 1, 2, 3, 4, 5, 6, 7, 8]);
         // any order: numbers follow the names
         assert_eq!(
-            match_names("sph.force", &b, &["acc_out", "vel_rho", "pos_mass", "sorted", "cell_start", "cell_lut", "params"]).unwrap(),
-            [6, 5, 4, 3, 2, 1, 0]
+            match_names(
+                "sph.force",
+                &b,
+                &["nb_count", "nb_list", "acc_out", "vel_rho", "pos_mass", "sorted", "cell_start", "cell_lut", "params"]
+            )
+            .unwrap(),
+            [8, 7, 6, 5, 4, 3, 2, 1, 0]
         );
         let mut typo = good;
         typo[5] = "vel_rh";
         let e = match_names("sph.force", &b, &typo).unwrap_err();
         assert!(matches!(&e, KernelError::UnknownName { name, .. } if name == "vel_rh"), "{e}");
         assert!(e.to_string().contains("`vel_rho`"), "lists what the shader binds: {e}");
-        let e = match_names("sph.force", &b, &good[..6]).unwrap_err();
-        assert_eq!(e, KernelError::MissingName { label: "sph.force".into(), name: "acc_out".into() });
+        let e = match_names("sph.force", &b, &good[..8]).unwrap_err();
+        assert_eq!(e, KernelError::MissingName { label: "sph.force".into(), name: "nb_count".into() });
         let mut twice = good.to_vec();
         twice.push("params");
         assert!(matches!(match_names("sph.force", &b, &twice).unwrap_err(), KernelError::DuplicateName { .. }));
@@ -312,8 +317,21 @@ pub struct KernelConfig {
 /// [`super::THROUGH_SORTED`] (they index `sorted`); `rows` reads a row of cells as one range
 /// (linear order only).
 pub fn neighbour_kernel(device: &wgpu::Device, src: &ShaderSource, cfg: KernelConfig, rows: bool) -> Result<Kernel, KernelError> {
+    neighbour_kernel_with(device, src, cfg, rows, &[])
+}
+
+/// [`neighbour_kernel`] with the pass's own override constants added to both variants.
+pub fn neighbour_kernel_with(
+    device: &wgpu::Device,
+    src: &ShaderSource,
+    cfg: KernelConfig,
+    rows: bool,
+    constants: &[(&str, f64)],
+) -> Result<Kernel, KernelError> {
     let r = if rows { 1.0 } else { 0.0 };
-    Kernel::new(device, src, cfg, &[&[("USE_SORTED", 0.0), ("ROWS", r)], &[("USE_SORTED", 1.0), ("ROWS", r)]])
+    let variant = |sorted: f64| [&[("USE_SORTED", sorted), ("ROWS", r)][..], constants].concat();
+    let (direct, through) = (variant(0.0), variant(1.0));
+    Kernel::new(device, src, cfg, &[&direct, &through])
 }
 
 /// A compute pass's pipeline(s) over one bind-group layout, which is read from the shader. Passes
