@@ -13,7 +13,7 @@ mod common;
 use common::{build, gpu, sim, small_drop, snapshot};
 use rillet::reference::RefSim;
 use rillet::sim::layout::CellOrder;
-use rillet::sim::{NEIGHBOUR_LIST_MAX, Particles, Sim, SimOptions};
+use rillet::sim::{InitialState, NEIGHBOUR_LIST_MAX, Particles, Sim, SimOptions};
 
 const STEPS: u32 = 60;
 const TOL_X: f64 = 2e-5;
@@ -59,84 +59,108 @@ fn diff_gpu(a: &Particles, b: &Particles) -> (f64, f64) {
     (dx, dv)
 }
 
-/// sph.force reads the neighbour lists sph.density wrote, and walks the grid for a particle with
-/// more than [`NEIGHBOUR_LIST_MAX`] neighbours. The drop's state after 150 steps squeezed
-/// towards the floor to 0.6 of its height: the particles inside have more neighbours than a
-/// list holds, those at the surface and the edges fewer; both kinds must match the twin.
-#[test]
-fn forces_match_the_twin_with_and_without_room_in_the_lists() {
+/// The small drop after 150 steps, as an initial state (velocities and compression are
+/// non-trivial), with the scene's own initial state.
+fn fallen_drop() -> (InitialState, InitialState) {
     let base = build(&small_drop());
     let mut warm = sim(&base, options(1));
     warm.run(150);
-    let mut state = snapshot(&base, &warm.read_particles());
-    for p in state.pos_mass.iter_mut().filter(|p| p[3] > 0.0) {
-        p[1] *= 0.6;
-    }
-    assert!(rillet::sim::neighbour_lists(state.n_particles() as u64, false, gpu().max_binding_bytes()), "the lists fit this device");
-    let mut s = sim(&state, SimOptions { cell_size: 0.5, order: CellOrder::Linear, ..options(1) });
+    let state = snapshot(&base, &warm.read_particles());
+    (base, state)
+}
+
+/// One GPU step from `state` (its state after the step and sph.force's accelerations) and the
+/// twin's density, wall pressure and forces from the same state.
+struct OneStep {
+    after: Particles,
+    acc: Vec<[f32; 4]>,
+    cpu: RefSim,
+    nb: Vec<Vec<u32>>,
+}
+
+fn one_step(state: &InitialState, options: SimOptions) -> OneStep {
+    let mut s = sim(state, options);
     s.run(1);
-    let after = s.read_particles();
-    let acc = s.read_acc();
-    let mut cpu = RefSim::new(&state);
+    let mut cpu = RefSim::new(state);
     let nb = cpu.neighbours();
     cpu.compute_density(&nb);
     cpu.compute_wall_pressure(&nb);
     cpu.compute_forces(&nb);
-    let g = cpu.params.gravity.map(f64::from);
-    let gnorm = (g[0] * g[0] + g[1] * g[1] + g[2] * g[2]).sqrt();
-    // a list holds the neighbours other than the particle itself
-    let listed = |i: usize| nb[i].iter().filter(|&&j| j as usize != i).count();
-    let (mut full, mut room, mut worst) = (0, 0, 0.0f64);
-    for (slot, &id) in after.id.iter().enumerate() {
-        let i = id as usize;
-        if !cpu.is_fluid(i) {
-            continue;
+    OneStep { after: s.read_particles(), acc: s.read_acc(), cpu, nb }
+}
+
+impl OneStep {
+    /// Per fluid particle (by id): |Δa| / (|a| + |g|) and the twin's |a|.
+    fn acceleration_errors(&self) -> Vec<(usize, f64, f64)> {
+        let g = self.cpu.params.gravity.map(f64::from);
+        let gnorm = (g[0] * g[0] + g[1] * g[1] + g[2] * g[2]).sqrt();
+        let mut out = Vec::new();
+        for (slot, &id) in self.after.id.iter().enumerate() {
+            let i = id as usize;
+            if !self.cpu.is_fluid(i) {
+                continue;
+            }
+            let a = self.cpu.acc[i];
+            let an = (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt();
+            let da = (0..3).map(|d| (self.acc[slot][d] as f64 - a[d]).powi(2)).sum::<f64>().sqrt();
+            out.push((i, da / (an + gnorm), an));
         }
-        if listed(i) > NEIGHBOUR_LIST_MAX as usize { full += 1 } else { room += 1 }
-        let a = cpu.acc[i];
-        let an = (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt();
-        let da = (0..3).map(|d| (acc[slot][d] as f64 - a[d]).powi(2)).sum::<f64>().sqrt();
-        worst = worst.max(da / (an + gnorm));
+        out
     }
+
+    /// Per wall particle (by id): the twin's density and the relative error of the GPU's.
+    fn wall_densities(&self) -> Vec<(usize, f64, f64)> {
+        let mut out = Vec::new();
+        for (slot, &id) in self.after.id.iter().enumerate() {
+            let i = id as usize;
+            if self.cpu.is_fluid(i) {
+                continue;
+            }
+            let rho_cpu = self.cpu.vel_rho[i][3];
+            out.push((i, rho_cpu, (self.after.vel_rho[slot][3] as f64 - rho_cpu).abs() / rho_cpu));
+        }
+        out
+    }
+}
+
+/// sph.force reads the neighbour lists sph.density wrote, and walks the grid for a particle with
+/// more than [`NEIGHBOUR_LIST_MAX`] neighbours. The fallen drop squeezed towards the floor to
+/// 0.6 of its height: the particles inside have more neighbours than a list holds, those at the
+/// surface and the edges fewer; both kinds must match the twin.
+#[test]
+fn forces_match_the_twin_with_and_without_room_in_the_lists() {
+    let (_, mut state) = fallen_drop();
+    for p in state.pos_mass.iter_mut().filter(|p| p[3] > 0.0) {
+        p[1] *= 0.6;
+    }
+    assert!(rillet::sim::neighbour_lists(state.n_particles() as u64, false, gpu().max_binding_bytes()), "the lists fit this device");
+    let step = one_step(&state, SimOptions { cell_size: 0.5, order: CellOrder::Linear, ..options(1) });
+    // a list holds the neighbours other than the particle itself
+    let listed = |i: usize| step.nb[i].iter().filter(|&&j| j as usize != i).count();
+    let errors = step.acceleration_errors();
+    let full = errors.iter().filter(|(i, ..)| listed(*i) > NEIGHBOUR_LIST_MAX as usize).count();
+    let room = errors.len() - full;
+    let worst = errors.iter().map(|e| e.1).fold(0.0, f64::max);
     eprintln!("{full} particles with more neighbours than a list holds, {room} with room; acceleration worst {worst:.2e} of (|a| + |g|)");
     assert!(full > 50 && room > 50, "the squeezed drop should have both kinds ({full} over, {room} within)");
     assert!(worst < 5e-4, "acceleration off by {worst:.2e}");
 }
 
 /// sph.wall_pressure runs its loop only for the wall particles sph.density marked (those within
-/// h of fluid); the others must get ρ0 again, whatever they held. The drop's state after 150
-/// steps, with the fluid lifted by 3h off the floor: the floor's pressed particles dry out.
+/// h of fluid); the others must get ρ0 again, whatever they held. The fallen drop with the fluid
+/// lifted by 3h off the floor: the floor's pressed particles dry out.
 #[test]
 fn walls_without_fluid_return_to_rest_density() {
-    let base = build(&small_drop());
-    let mut warm = sim(&base, options(1));
-    warm.run(150);
-    let mut state = snapshot(&base, &warm.read_particles());
+    let (_, mut state) = fallen_drop();
     let rho0 = state.params.rest_density as f64;
     let lift = 3.0 * state.params.h;
     let pressed_before: Vec<bool> = state.vel_rho.iter().map(|v| v[3] as f64 > rho0 * (1.0 + 1e-6)).collect();
     for p in state.pos_mass.iter_mut().filter(|p| p[3] > 0.0) {
         p[1] += lift;
     }
-    let mut s = sim(&state, options(1));
-    s.run(1);
-    let after = s.read_particles();
-    let mut cpu = RefSim::new(&state);
-    let nb = cpu.neighbours();
-    cpu.compute_density(&nb);
-    cpu.compute_wall_pressure(&nb);
-    let (mut dried, mut worst) = (0, 0.0f64);
-    for (slot, &id) in after.id.iter().enumerate() {
-        let i = id as usize;
-        if cpu.is_fluid(i) {
-            continue;
-        }
-        let rho_cpu = cpu.vel_rho[i][3];
-        if pressed_before[i] && rho_cpu == rho0 {
-            dried += 1;
-        }
-        worst = worst.max((after.vel_rho[slot][3] as f64 - rho_cpu).abs() / rho_cpu);
-    }
+    let walls = one_step(&state, options(1)).wall_densities();
+    let dried = walls.iter().filter(|&&(i, rho, _)| pressed_before[i] && rho == rho0).count();
+    let worst = walls.iter().map(|w| w.2).fold(0.0, f64::max);
     eprintln!("{dried} wall particles dried out; wall density worst relative error {worst:.2e}");
     assert!(dried > 100, "lifting the fluid should leave pressed wall particles without fluid ({dried} did)");
     assert!(worst < 1e-5, "wall density off by {worst:.2e} relative");
@@ -144,53 +168,26 @@ fn walls_without_fluid_return_to_rest_density() {
 
 #[test]
 fn density_and_force_match_the_cpu_twin() {
-    let base = build(&small_drop());
-    // run until the drop has fallen a while so velocities and compression are non-trivial
-    let mut warm = sim(&base, options(1));
-    warm.run(150);
-    let state = snapshot(&base, &warm.read_particles());
-
-    let mut s = sim(&state, options(1));
-    s.run(1);
-    let after = s.read_particles();
-    let acc = s.read_acc();
-    let mut cpu = RefSim::new(&state);
-    let nb = cpu.neighbours();
-    cpu.compute_density(&nb);
-    cpu.compute_wall_pressure(&nb);
-    cpu.compute_forces(&nb);
-
+    let (_, state) = fallen_drop();
+    let step = one_step(&state, options(1));
+    let (after, cpu) = (&step.after, &step.cpu);
     let g = cpu.params.gravity.map(f64::from);
     let gnorm = (g[0] * g[0] + g[1] * g[1] + g[2] * g[2]).sqrt();
-    let (mut worst_rho, mut worst_a, mut max_a) = (0.0f64, 0.0f64, 0.0f64);
-    for (slot, &id) in after.id.iter().enumerate() {
-        let i = id as usize;
-        if !cpu.is_fluid(i) {
-            continue;
-        }
-        let rho_cpu = cpu.vel_rho[i][3];
-        let rel = (after.vel_rho[slot][3] as f64 - rho_cpu).abs() / rho_cpu;
-        worst_rho = worst_rho.max(rel);
-        let a = cpu.acc[i];
-        let an = (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt();
-        max_a = max_a.max(an);
-        let da = (0..3).map(|d| (acc[slot][d] as f64 - a[d]).powi(2)).sum::<f64>().sqrt();
-        worst_a = worst_a.max(da / (an + gnorm));
-    }
-    // wall particles: the density that carries their pressure
-    let mut worst_wall = 0.0f64;
-    let mut pressed = 0;
+    let mut worst_rho = 0.0f64;
     for (slot, &id) in after.id.iter().enumerate() {
         let i = id as usize;
         if cpu.is_fluid(i) {
-            continue;
+            let rho_cpu = cpu.vel_rho[i][3];
+            worst_rho = worst_rho.max((after.vel_rho[slot][3] as f64 - rho_cpu).abs() / rho_cpu);
         }
-        let rho_cpu = cpu.vel_rho[i][3];
-        if rho_cpu > cpu.params.rest_density as f64 * (1.0 + 1e-6) {
-            pressed += 1;
-        }
-        worst_wall = worst_wall.max((after.vel_rho[slot][3] as f64 - rho_cpu).abs() / rho_cpu);
     }
+    let errors = step.acceleration_errors();
+    let worst_a = errors.iter().map(|e| e.1).fold(0.0, f64::max);
+    let max_a = errors.iter().map(|e| e.2).fold(0.0, f64::max);
+    // wall particles: the density that carries their pressure
+    let walls = step.wall_densities();
+    let pressed = walls.iter().filter(|w| w.1 > cpu.params.rest_density as f64 * (1.0 + 1e-6)).count();
+    let worst_wall = walls.iter().map(|w| w.2).fold(0.0, f64::max);
     eprintln!("wall density: worst relative error {worst_wall:.2e} ({pressed} wall particles under pressure)");
     assert!(pressed > 100, "the walls should carry pressure in this state ({pressed} do)");
     assert!(worst_wall < 1e-5, "wall density off by {worst_wall:.2e} relative");
