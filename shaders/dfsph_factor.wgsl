@@ -4,10 +4,12 @@
 // with g_f = sum_{j fluid} m_j grad W_ij and g_b = sum_{b wall} psi_b grad W_ib (0 where D_i is
 // 0: a particle alone). Wall particles weigh in with their volume psi (|w|, Akinci et al.
 // 2012) and take the fluid particle's own kappa in both terms of the update (dfsph.update),
-// hence the 2 g_b. One neighbour loop.
+// hence the 2 g_b. One neighbour loop, which also lists each fluid particle's neighbours for
+// the solves and sph.force of the step (lists_write.wgsl).
 //
 // #import common
 // #import neighbours
+// #import lists_write
 
 @group(0) @binding(4) var<storage, read> pos_mass: array<vec4<f32>>;
 @group(0) @binding(5) var<storage, read_write> vel_rho: array<vec4<f32>>;
@@ -25,6 +27,7 @@ struct Acc {
     self_slot: u32,
     h2: f32,
     inv_h: f32,
+    list: ListWriter,
 }
 
 fn visit(acc: ptr<function, Acc>, j: u32) {
@@ -36,6 +39,7 @@ fn visit(acc: ptr<function, Acc>, j: u32) {
     }
     let m = abs(pj.w);
     (*acc).rho += m * kernel_w_q(sqrt(r2) * (*acc).inv_h);
+    list_push(acc, j, r2);
     if j == (*acc).self_slot || r2 <= 1e-12 * (*acc).h2 {
         return;
     }
@@ -63,8 +67,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         return;
     }
     let h = params.h;
-    var acc = Acc(pi.xyz, 0.0, vec3<f32>(0.0), vec3<f32>(0.0), 0.0, i, h * h, 1.0 / h);
+    var acc = Acc(pi.xyz, 0.0, vec3<f32>(0.0), vec3<f32>(0.0), 0.0, i, h * h, 1.0 / h, list_start(i));
     neighbour_loop(pi.xyz, &acc);
+    list_finish(acc.list);
     vel_rho[i].w = acc.rho * params.kernel_norm;
     let s = params.kernel_norm * 6.0 / (h * h);
     let d = (dot(acc.grad + 2.0 * acc.grad_b, acc.grad + acc.grad_b) + acc.grad2) * s * s;

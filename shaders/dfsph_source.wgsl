@@ -18,6 +18,7 @@
 //
 // #import common
 // #import neighbours
+// #import lists
 
 @group(0) @binding(4) var<storage, read> pos_mass: array<vec4<f32>>;
 @group(0) @binding(5) var<storage, read> vel_rho: array<vec4<f32>>;
@@ -78,7 +79,7 @@ fn source(t: u32) -> f32 {
     let vi = vel_rho[i];
     let h = params.h;
     var acc = Acc(pi.xyz, vi.xyz, 0.0, 0u, i, h * h, 1.0 / h);
-    neighbour_loop(pi.xyz, &acc);
+    neighbour_walk(i, pi.xyz, &acc);
     let dt = params.dt;
     var s = dt * acc.div * params.kernel_norm * 6.0 / (h * h);
     if DENSITY {

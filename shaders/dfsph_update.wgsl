@@ -6,6 +6,7 @@
 //
 // #import common
 // #import neighbours
+// #import lists
 
 @group(0) @binding(4) var<storage, read> pos_mass: array<vec4<f32>>;
 @group(0) @binding(5) var<storage, read_write> vel_rho: array<vec4<f32>>;
@@ -53,7 +54,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
     let h = params.h;
     var acc = Acc(pi.xyz, kappa[i], vec3<f32>(0.0), i, h * h, 1.0 / h);
-    neighbour_loop(pi.xyz, &acc);
+    neighbour_walk(i, pi.xyz, &acc);
     let vi = vel_rho[i];
     let dv = acc.dv * (params.dt * params.kernel_norm * 6.0 / (h * h));
     vel_rho[i] = vec4<f32>(vi.xyz - dv, vi.w);

@@ -5,17 +5,11 @@
 //
 // #import common
 // #import neighbours
+// #import lists
 
 @group(0) @binding(4) var<storage, read> pos_mass: array<vec4<f32>>;
 @group(0) @binding(5) var<storage, read> vel_rho: array<vec4<f32>>;
 @group(0) @binding(6) var<storage, read_write> acc_out: array<vec4<f32>>;
-// The neighbour lists sph.density wrote (shaders/density.wgsl says how), with LISTS; a particle
-// with more than LIST_MAX neighbours walks the grid.
-@group(0) @binding(7) var<storage, read> nb_list: array<vec4<u32>>;
-@group(0) @binding(8) var<storage, read> nb_count: array<u32>;
-
-override LISTS: bool = false;
-
 // false for DFSPH: viscosity, gravity and the walls' hydrostatic support only (the pressure is
 // solved for; docs/PHYSICS.md, "DFSPH")
 override PRESSURE: bool = true;
@@ -92,28 +86,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         p_i = tait_pressure(vi.w, 1.0 / rho0);
     }
     var acc = Acc(pi.xyz, p_i / (vi.w * vi.w), vi.xyz, vi.w, vec3<f32>(0.0), vec3<f32>(0.0), i);
-    var count = LIST_MAX + 1u;
-    if LISTS {
-        count = nb_count[i];
-    }
-    if count <= LIST_MAX {
-        // the neighbours within h in the order the grid walk visits them: the same sums
-        for (var m = 0u; m < count; m += 4u) {
-            let q = nb_list[(m / 4u) * params.n_particles + i];
-            visit(&acc, q.x);
-            if m + 1u < count {
-                visit(&acc, q.y);
-            }
-            if m + 2u < count {
-                visit(&acc, q.z);
-            }
-            if m + 3u < count {
-                visit(&acc, q.w);
-            }
-        }
-    } else {
-        neighbour_loop(pi.xyz, &acc);
-    }
+    neighbour_walk(i, pi.xyz, &acc);
     let grad_scale = params.grad_scale;
     var a = acc.a * grad_scale + params.gravity;
     if NO_SLIP {

@@ -38,6 +38,8 @@ pub const FILES: &[(&str, &str)] = &[
     ("force", include_str!("../shaders/force.wgsl")),
     ("integrate", include_str!("../shaders/integrate.wgsl")),
     ("lines", include_str!("../shaders/lines.wgsl")),
+    ("lists", include_str!("../shaders/lists.wgsl")),
+    ("lists_write", include_str!("../shaders/lists_write.wgsl")),
     ("neighbour_probe", include_str!("../shaders/neighbour_probe.wgsl")),
     ("neighbours", include_str!("../shaders/neighbours.wgsl")),
     ("predict", include_str!("../shaders/predict.wgsl")),

@@ -133,7 +133,7 @@ fn forces_match_the_twin_with_and_without_room_in_the_lists() {
     for p in state.pos_mass.iter_mut().filter(|p| p[3] > 0.0) {
         p[1] *= 0.6;
     }
-    assert!(rillet::sim::neighbour_lists(state.n_particles() as u64, false, gpu().max_binding_bytes()), "the lists fit this device");
+    assert!(rillet::sim::neighbour_lists(state.n_particles() as u64, gpu().max_binding_bytes()), "the lists fit this device");
     let step = one_step(&state, SimOptions { cell_size: 0.5, order: CellOrder::Linear, ..options(1) });
     // a list holds the neighbours other than the particle itself
     let listed = |i: usize| step.nb[i].iter().filter(|&&j| j as usize != i).count();

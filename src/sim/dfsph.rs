@@ -36,26 +36,27 @@ pub fn control_variant(phase: usize, density: bool) -> usize {
 }
 
 impl DfsphKernels {
-    pub fn new(device: &wgpu::Device, cfg: KernelConfig, rows: bool) -> Result<Self, KernelError> {
+    pub fn new(device: &wgpu::Device, cfg: KernelConfig, rows: bool, lists: bool) -> Result<Self, KernelError> {
         let r = if rows { 1.0 } else { 0.0 };
+        let l = super::list_constants(lists)[0];
         let source = |src: &shader::ShaderSource, density: f64| {
             Kernel::new(
                 device,
                 src,
                 cfg,
                 &[
-                    &[("USE_SORTED", 0.0), ("ROWS", r), ("DENSITY", density), ("WARM", 0.0)],
-                    &[("USE_SORTED", 1.0), ("ROWS", r), ("DENSITY", density), ("WARM", 0.0)],
-                    &[("USE_SORTED", 0.0), ("ROWS", r), ("DENSITY", density), ("WARM", 1.0)],
-                    &[("USE_SORTED", 1.0), ("ROWS", r), ("DENSITY", density), ("WARM", 1.0)],
+                    &[("USE_SORTED", 0.0), ("ROWS", r), ("DENSITY", density), ("WARM", 0.0), l],
+                    &[("USE_SORTED", 1.0), ("ROWS", r), ("DENSITY", density), ("WARM", 0.0), l],
+                    &[("USE_SORTED", 0.0), ("ROWS", r), ("DENSITY", density), ("WARM", 1.0), l],
+                    &[("USE_SORTED", 1.0), ("ROWS", r), ("DENSITY", density), ("WARM", 1.0), l],
                 ],
             )
         };
         Ok(Self {
-            factor: shader::neighbour_kernel(device, &shader::DFSPH_FACTOR, cfg, rows)?,
+            factor: shader::neighbour_kernel_with(device, &shader::DFSPH_FACTOR, cfg, rows, &[l])?,
             divergence: source(&shader::DFSPH_DIVERGENCE, 0.0)?,
             pressure: source(&shader::DFSPH_PRESSURE, 1.0)?,
-            update: shader::neighbour_kernel(device, &shader::DFSPH_UPDATE, cfg, rows)?,
+            update: shader::neighbour_kernel_with(device, &shader::DFSPH_UPDATE, cfg, rows, &[l])?,
             control: Kernel::new(
                 device,
                 &shader::DFSPH_CONTROL,

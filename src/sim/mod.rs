@@ -157,7 +157,7 @@ impl Kernels {
         let cfg = o.kernel_config();
         let rows = o.order == CellOrder::Linear;
         let dfsph = params.solver == params::SOLVER_DFSPH;
-        let lists = neighbour_lists(params.n_particles as u64, dfsph, max_binding_of(device));
+        let lists = neighbour_lists(params.n_particles as u64, max_binding_of(device));
         let no_slip = params.no_slip_viscosity > 0.0;
         let force_mode = match (dfsph, no_slip) {
             (true, _) => force::Mode::ViscousOnly,
@@ -178,7 +178,7 @@ impl Kernels {
             emit_plan: emit::plan(device, cfg)?,
             emit_write: emit::write(device, cfg)?,
             time_step: time_step::new(device, cfg)?,
-            dfsph: if dfsph { Some(dfsph::DfsphKernels::new(device, cfg, rows)?) } else { None },
+            dfsph: if dfsph { Some(dfsph::DfsphKernels::new(device, cfg, rows, lists)?) } else { None },
         })
     }
 }
@@ -241,6 +241,8 @@ impl Binds {
         };
         // the neighbour loop's grid: common.wgsl and neighbours.wgsl
         let grid = [("params", p), ("cell_lut", &cells.lut), ("cell_start", &cells.cell_start), ("sorted", &f.sorted)];
+        // the neighbour lists: written by sph.density and dfsph.factor, read by the passes after
+        let lists = [("nb_list", &f.nb_list), ("nb_count", &f.nb_count)];
         fn with<'a>(grid: &[(&'a str, &'a wgpu::Buffer)], rest: &[(&'a str, &'a wgpu::Buffer)]) -> Vec<(&'a str, &'a wgpu::Buffer)> {
             grid.iter().chain(rest).copied().collect()
         }
@@ -293,14 +295,14 @@ impl Binds {
                 Self::reorder(d, k, p, &f.sorted, &f.sets[0], &f.sets[1])?,
                 Self::reorder(d, k, p, &f.sorted, &f.sets[1], &f.sets[0])?,
             ],
-            density: both(&|s| k.density.bind(d, &with(&grid, &[("pos_mass", &s.pos_mass), ("vel_rho", &s.vel_rho), ("wet", &f.wet), ("nb_list", &f.nb_list), ("nb_count", &f.nb_count)])))?,
+            density: both(&|s| k.density.bind(d, &with(&grid, &[("pos_mass", &s.pos_mass), ("vel_rho", &s.vel_rho), ("wet", &f.wet), lists[0], lists[1]])))?,
             wall_pressure: both(&|s| {
                 k.wall_pressure.bind(d, &with(&grid, &[("pos_mass", &s.pos_mass), ("vel_rho", &s.vel_rho), ("wet", &f.wet)]))
             })?,
             force: both(&|s| {
                 k.force.bind(
                     d,
-                    &with(&grid, &[("pos_mass", &s.pos_mass), ("vel_rho", &s.vel_rho), ("acc_out", &f.acc), ("nb_list", &f.nb_list), ("nb_count", &f.nb_count)]),
+                    &with(&grid, &[("pos_mass", &s.pos_mass), ("vel_rho", &s.vel_rho), ("acc_out", &f.acc), lists[0], lists[1]]),
                 )
             })?,
             integrate: both(&|s| {
@@ -346,6 +348,8 @@ impl Binds {
                                     ("ids", &s.id),
                                     ("warm", warm),
                                     ("kappa_total", &db.kappa_total),
+                                    lists[0],
+                                    lists[1],
                                 ],
                             ),
                         )
@@ -358,13 +362,13 @@ impl Binds {
                     };
                     Some(dfsph::DfsphBinds {
                         factor: both(&|s| {
-                            dk.factor.bind(d, &with(&grid, &[("pos_mass", &s.pos_mass), ("vel_rho", &s.vel_rho), ("factor", &db.factor)]))
+                            dk.factor.bind(d, &with(&grid, &[("pos_mass", &s.pos_mass), ("vel_rho", &s.vel_rho), ("factor", &db.factor), lists[0], lists[1]]))
                         })?,
                         divergence: both(&|s| source(&dk.divergence, s, &db.warm_divergence))?,
                         pressure: both(&|s| source(&dk.pressure, s, &db.warm_pressure))?,
                         store: [both(&|s| store(s, &db.warm_divergence))?, both(&|s| store(s, &db.warm_pressure))?],
                         update: both(&|s| {
-                            dk.update.bind(d, &with(&grid, &[("pos_mass", &s.pos_mass), ("vel_rho", &s.vel_rho), ("kappa", &db.kappa)]))
+                            dk.update.bind(d, &with(&grid, &[("pos_mass", &s.pos_mass), ("vel_rho", &s.vel_rho), ("kappa", &db.kappa), lists[0], lists[1]]))
                         })?,
                         control: dk.control.bind(
                             d,
@@ -490,10 +494,10 @@ impl Sim {
 
     /// Device bytes a simulation of `n` particles allocates for its particle buffers (two sets
     /// of position, velocity and id, the acceleration, three grid arrays and the wall marks;
-    /// with `dfsph` the solver's five per-particle arrays, otherwise the neighbour lists where
-    /// they fit a binding of `max_binding` bytes), without the per-cell arrays.
+    /// with `dfsph` the solver's five per-particle arrays; the neighbour lists where they fit a
+    /// binding of `max_binding` bytes), without the per-cell arrays.
     pub fn device_bytes(n: u64, dfsph: bool, max_binding: u64) -> u64 {
-        let lists = if neighbour_lists(n, dfsph, max_binding) { 4 * NEIGHBOUR_LIST_MAX as u64 + 4 } else { 0 };
+        let lists = if neighbour_lists(n, max_binding) { 4 * NEIGHBOUR_LIST_MAX as u64 + 4 } else { 0 };
         n * (2 * (16 + 16 + 4) + 16 + 4 * 4 + if dfsph { 5 * 4 } else { 0 } + lists)
     }
 
@@ -510,7 +514,7 @@ impl Sim {
         let max_cells = max_binding / 4 - 2;
         let layout = GridLayout::new(state.grid_lo, state.grid_hi, options.cell_size * state.params.h, options.order, max_cells)?;
 
-        let lists = neighbour_lists(n as u64, state.params.solver == params::SOLVER_DFSPH, max_binding);
+        let lists = neighbour_lists(n as u64, max_binding);
         let mut params = state.params;
         params.capacity = options.capacity;
         apply_layout(&mut params, &layout, state.params.h);
@@ -915,12 +919,12 @@ fn out_of_memory_scope<T>(device: &wgpu::Device, make: impl FnOnce() -> T) -> Re
     }
 }
 
-/// Whether a simulation of `n` particles keeps neighbour lists: sph.density writes each fluid
-/// particle's neighbours, sph.force reads them instead of walking the grid again. WCSPH only
-/// (DFSPH's passes walk the grid), and only where the lists (4 · [`NEIGHBOUR_LIST_MAX`] bytes a
-/// particle) fit one binding of `max_binding` bytes.
-pub fn neighbour_lists(n: u64, dfsph: bool, max_binding: u64) -> bool {
-    !dfsph && n * 4 * NEIGHBOUR_LIST_MAX as u64 <= max_binding
+/// Whether a simulation of `n` particles keeps neighbour lists: sph.density (WCSPH) or
+/// dfsph.factor (DFSPH) writes each fluid particle's neighbours, and the passes after it in the
+/// step (sph.force; DFSPH's solves) read them instead of walking the grid again. Only where the
+/// lists (4 · [`NEIGHBOUR_LIST_MAX`] bytes a particle) fit one binding of `max_binding` bytes.
+pub fn neighbour_lists(n: u64, max_binding: u64) -> bool {
+    n * 4 * NEIGHBOUR_LIST_MAX as u64 <= max_binding
 }
 
 /// The override constants of the passes that write or read the neighbour lists.

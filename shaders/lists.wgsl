@@ -1,0 +1,40 @@
+// The neighbour lists, read side (docs/PHYSICS.md, step 3): the passes that walk a fluid
+// particle's neighbourhood after the pass that wrote the lists in the same step (sph.force after
+// sph.density; dfsph.source, dfsph.update and sph.force after dfsph.factor: the positions do not
+// change in between) call `neighbour_walk` instead of `neighbour_loop`. It visits the particle's
+// listed neighbours — those with 0 < r < h, in the grid walk's order — and walks the grid for a
+// particle with more than LIST_MAX of them, or everywhere without LISTS. Every visit function
+// leaves out the particle itself and particles at r = 0, so both give the same sums.
+// lists_write.wgsl says how the lists are laid out.
+//
+// #import neighbours
+
+@group(0) @binding(14) var<storage, read> nb_list: array<vec4<u32>>;
+@group(0) @binding(15) var<storage, read> nb_count: array<u32>;
+
+// Set from Rust (crate::sim::neighbour_lists): whether the lists were written this step.
+override LISTS: bool = false;
+
+fn neighbour_walk(i: u32, x: vec3<f32>, acc: ptr<function, Acc>) {
+    var count = LIST_MAX + 1u;
+    if LISTS {
+        count = nb_count[i];
+    }
+    if count > LIST_MAX {
+        neighbour_loop(x, acc);
+        return;
+    }
+    for (var m = 0u; m < count; m += 4u) {
+        let q = nb_list[(m / 4u) * params.n_particles + i];
+        visit(acc, q.x);
+        if m + 1u < count {
+            visit(acc, q.y);
+        }
+        if m + 2u < count {
+            visit(acc, q.z);
+        }
+        if m + 3u < count {
+            visit(acc, q.w);
+        }
+    }
+}

@@ -1,0 +1,57 @@
+// The neighbour lists, write side: sph.density and dfsph.factor list each fluid particle's
+// neighbours as their grid walk finds them (lists.wgsl reads them). A list holds the slots with
+// 0 < r < h in the walk's order, at most LIST_MAX (a constant of src/physics.rs, a multiple of
+// 4) of them, and its count holds all of them (a count above LIST_MAX sends the readers back to
+// the grid). The lists are interleaved by fours: entry k of slot i is word k % 4 of
+// nb_list[(k / 4) * n_particles + i], so that readers, whose invocations read their k-th
+// entries together, load 16 bytes per invocation from one contiguous range; a particle's four
+// entries are written together, as one vector (single words, scattered once the flow is
+// irregular, cost twice as much: docs/PERFORMANCE.md, "Neighbour lists").
+//
+// #import common
+
+@group(0) @binding(14) var<storage, read_write> nb_list: array<vec4<u32>>;
+@group(0) @binding(15) var<storage, read_write> nb_count: array<u32>;
+
+override LISTS: bool = false;
+
+// A list being written: entries so far (also past LIST_MAX), the particle's slot, the four
+// entries not yet stored.
+struct ListWriter {
+    n: u32,
+    slot: u32,
+    pack: vec4<u32>,
+}
+
+fn list_start(slot: u32) -> ListWriter {
+    return ListWriter(0u, slot, vec4<u32>(0u));
+}
+
+// Adds neighbour j (at squared distance r2 < h²) to the list of the pass's `Acc`, which has the
+// members `list: ListWriter` and `h2` (h²), unless it is at r = 0. The list is reached through
+// the Acc pointer: naga 30's SPIR-V writer fails on `&(*acc).list` passed as an argument, and a
+// ListWriter passed and returned by value cost sph.density 13 % on the H200.
+fn list_push(acc: ptr<function, Acc>, j: u32, r2: f32) {
+    if !LISTS || r2 <= 1e-12 * (*acc).h2 {
+        return;
+    }
+    let n = (*acc).list.n;
+    if n < LIST_MAX {
+        (*acc).list.pack[n & 3u] = j;
+        if (n & 3u) == 3u {
+            nb_list[(n / 4u) * params.n_particles + (*acc).list.slot] = (*acc).list.pack;
+        }
+    }
+    (*acc).list.n = n + 1u;
+}
+
+// Stores the last, partial four and the count.
+fn list_finish(w: ListWriter) {
+    if !LISTS {
+        return;
+    }
+    if w.n < LIST_MAX && (w.n & 3u) != 0u {
+        nb_list[(w.n / 4u) * params.n_particles + w.slot] = w.pack;
+    }
+    nb_count[w.slot] = w.n;
+}
