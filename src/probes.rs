@@ -306,12 +306,10 @@ pub fn full_neighbourhood(setup: &ProbeSetup) -> u32 {
 }
 
 /// For every fluid particle (in [`fluid`] order), its neighbours within h, fluid and wall
-/// particles alike; a hash grid of cell h keeps this O(n).
+/// particles alike; a grid of cell h keeps this O(n).
 pub fn neighbour_counts(setup: &ProbeSetup, p: &Particles) -> Vec<u32> {
-    use std::collections::HashMap;
     let h = setup.h;
     let reach2 = (NEIGHBOUR_REACH * h) * (NEIGHBOUR_REACH * h);
-    let key = |x: [f64; 3]| [(x[0] / h).floor() as i64, (x[1] / h).floor() as i64, (x[2] / h).floor() as i64];
     // every particle (free slots, w = 0, are none)
     let all: Vec<[f64; 3]> = p
         .pos_mass
@@ -320,20 +318,17 @@ pub fn neighbour_counts(setup: &ProbeSetup, p: &Particles) -> Vec<u32> {
         .map(|x| [x[0] as f64, x[1] as f64, x[2] as f64])
         .filter(|x| x.iter().all(|c| c.is_finite()))
         .collect();
-    let mut cells: HashMap<[i64; 3], Vec<u32>> = HashMap::new();
-    for (i, x) in all.iter().enumerate() {
-        cells.entry(key(*x)).or_default().push(i as u32);
-    }
+    let cells = CellGrid::new(&all, h);
     let count = |x: [f64; 3]| {
         if !x.iter().all(|c| c.is_finite()) {
             return 0;
         }
-        let c = key(x);
+        let c = cells.key(x);
         let mut n = 0u32;
         for dz in -1..=1 {
             for dy in -1..=1 {
                 for dx in -1..=1 {
-                    for &j in cells.get(&[c[0] + dx, c[1] + dy, c[2] + dz]).map_or(&[][..], |v| v.as_slice()) {
+                    for &j in cells.members([c[0] + dx, c[1] + dy, c[2] + dz]) {
                         let y = all[j as usize];
                         let d2 = (0..3).map(|a| (x[a] - y[a]) * (x[a] - y[a])).sum::<f64>();
                         if d2 > 0.0 && d2 < reach2 {
@@ -353,6 +348,78 @@ pub fn neighbour_counts(setup: &ProbeSetup, p: &Particles) -> Vec<u32> {
         let parts: Vec<_> = xs.chunks(chunk).map(|part| scope.spawn(move || part.iter().map(|&x| count(x)).collect::<Vec<u32>>())).collect();
         parts.into_iter().flat_map(|h| h.join().expect("a neighbour count thread panicked")).collect()
     })
+}
+
+/// The particles of a point set by cell of size h (keys `floor(x / h)`): a dense grid over the
+/// points' bounding box, counting-sorted, where that box has at most a few cells per point
+/// (the usual case; the neighbour counts of the 1M benchmark's 1.39M particles took 0.22 s
+/// instead of the hash map's 0.66 s on the two-core development machine), otherwise a hash map
+/// (a few points spread far apart).
+enum CellGrid {
+    Dense { h: f64, lo: [i64; 3], dims: [i64; 3], start: Vec<u32>, order: Vec<u32> },
+    Sparse { h: f64, cells: std::collections::HashMap<[i64; 3], Vec<u32>> },
+}
+
+impl CellGrid {
+    fn new(points: &[[f64; 3]], h: f64) -> Self {
+        let key = |x: [f64; 3]| [(x[0] / h).floor() as i64, (x[1] / h).floor() as i64, (x[2] / h).floor() as i64];
+        let (mut lo, mut hi) = ([i64::MAX; 3], [i64::MIN; 3]);
+        for &x in points {
+            let k = key(x);
+            for a in 0..3 {
+                lo[a] = lo[a].min(k[a]);
+                hi[a] = hi[a].max(k[a]);
+            }
+        }
+        let dims = [0, 1, 2].map(|a| (hi[a] - lo[a] + 1).max(1));
+        let cells = dims.iter().try_fold(1i64, |n, &d| n.checked_mul(d));
+        let dense_limit = 8 * points.len() as i64 + (1 << 20);
+        if points.is_empty() || cells.is_none_or(|c| c > dense_limit) {
+            let mut cells: std::collections::HashMap<[i64; 3], Vec<u32>> = std::collections::HashMap::new();
+            for (i, &x) in points.iter().enumerate() {
+                cells.entry(key(x)).or_default().push(i as u32);
+            }
+            return CellGrid::Sparse { h, cells };
+        }
+        let index = |k: [i64; 3]| ((k[2] - lo[2]) * dims[1] + (k[1] - lo[1])) * dims[0] + (k[0] - lo[0]);
+        let cell_of: Vec<usize> = points.iter().map(|&x| index(key(x)) as usize).collect();
+        let mut start = vec![0u32; cells.unwrap_or(0) as usize + 1];
+        for &c in &cell_of {
+            start[c + 1] += 1;
+        }
+        for c in 1..start.len() {
+            start[c] += start[c - 1];
+        }
+        let mut fill = start.clone();
+        let mut order = vec![0u32; points.len()];
+        for (i, &c) in cell_of.iter().enumerate() {
+            order[fill[c] as usize] = i as u32;
+            fill[c] += 1;
+        }
+        CellGrid::Dense { h, lo, dims, start, order }
+    }
+
+    fn key(&self, x: [f64; 3]) -> [i64; 3] {
+        let h = match self {
+            CellGrid::Dense { h, .. } | CellGrid::Sparse { h, .. } => *h,
+        };
+        [(x[0] / h).floor() as i64, (x[1] / h).floor() as i64, (x[2] / h).floor() as i64]
+    }
+
+    /// The points in cell `k` (none outside the grid).
+    fn members(&self, k: [i64; 3]) -> &[u32] {
+        match self {
+            CellGrid::Sparse { cells, .. } => cells.get(&k).map_or(&[][..], |v| v.as_slice()),
+            CellGrid::Dense { lo, dims, start, order, .. } => {
+                let r = [0, 1, 2].map(|a| k[a] - lo[a]);
+                if (0..3).any(|a| r[a] < 0 || r[a] >= dims[a]) {
+                    return &[];
+                }
+                let c = ((r[2] * dims[1] + r[1]) * dims[0] + r[0]) as usize;
+                &order[start[c] as usize..start[c + 1] as usize]
+            }
+        }
+    }
 }
 
 /// Measures every probe of a particle readback (the GPU counters are the caller's to fill in).
@@ -801,6 +868,34 @@ mod tests {
         }
         // any other width is not a row of this program
         assert!(ProbeRow::parse(&fields[..fields.len() - 3].join(","), 2).is_none());
+    }
+
+    /// The dense grid and the hash map list the same points per cell; a point far away makes
+    /// the box too large for the dense grid, and the counts stay the same.
+    #[test]
+    fn neighbour_counts_do_not_depend_on_the_grid_kind() {
+        let s = setup();
+        let mut p = block(12, 8, 10);
+        let dense = neighbour_counts(&s, &p);
+        assert!(matches!(CellGrid::new(&[[0.0; 3], [1.0; 3]], s.h), CellGrid::Dense { .. }));
+        // one particle a kilometre away: the box would hold billions of cells
+        p.pos_mass.push([1000.0, 1000.0, 1000.0, 1.0]);
+        p.vel_rho.push([0.0, 0.0, 0.0, 1000.0]);
+        assert!(matches!(CellGrid::new(&[[0.0; 3], [1000.0; 3]], s.h), CellGrid::Sparse { .. }));
+        let sparse = neighbour_counts(&s, &p);
+        assert_eq!(&sparse[..dense.len()], &dense[..]);
+        assert_eq!(*sparse.last().unwrap(), 0);
+        // and by brute force, over fluid and wall particles
+        let xs: Vec<[f64; 3]> = fluid(&p).map(|(x, ..)| x).collect();
+        let all: Vec<[f64; 3]> = p.pos_mass.iter().map(|x| [x[0] as f64, x[1] as f64, x[2] as f64]).collect();
+        let reach2 = (NEIGHBOUR_REACH * s.h).powi(2);
+        for (i, x) in xs.iter().enumerate() {
+            let brute = all.iter().filter(|y| {
+                let d2: f64 = (0..3).map(|a| (x[a] - y[a]).powi(2)).sum();
+                d2 > 0.0 && d2 < reach2
+            });
+            assert_eq!(brute.count() as u32, sparse[i], "particle {i}");
+        }
     }
 
     #[test]
