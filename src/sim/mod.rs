@@ -212,8 +212,9 @@ struct Fixed {
     /// wall particle within h of a fluid particle, and sph.wall_pressure runs its neighbour loop
     /// for those only (transient: not reordered).
     wet: wgpu::Buffer,
-    /// The neighbour lists sph.density writes and sph.force reads, and their counts
-    /// ([`neighbour_lists`]; 16-byte placeholders without them). Transient: not reordered.
+    /// The neighbour lists and their counts, written by sph.density (WCSPH) or dfsph.factor
+    /// (DFSPH) and read by the passes after it in the step ([`neighbour_lists`]; 16-byte
+    /// placeholders without them). Transient: not reordered.
     nb_list: wgpu::Buffer,
     nb_count: wgpu::Buffer,
     /// [`Diagnostics`] words.
