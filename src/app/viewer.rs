@@ -217,6 +217,7 @@ impl Content for Viewer {
             flow: sim.has_flow().then(|| sim.fluid_slots()),
             params: sim.params(),
             grid: sim.grid(),
+            lists: sim.has_neighbour_lists(),
             timestamps: host.gpu.has_timestamps(),
             profile: driver.profile.as_ref(),
             render_times: self.view.render_times(),

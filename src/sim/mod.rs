@@ -598,6 +598,11 @@ impl Sim {
     pub fn grid(&self) -> &GridLayout {
         &self.cells.layout
     }
+    /// Whether the step keeps neighbour lists ([`neighbour_lists`]): the passes after the first
+    /// neighbour walk of a step read them instead of walking the grid again.
+    pub fn has_neighbour_lists(&self) -> bool {
+        neighbour_lists(self.params.n_particles as u64, max_binding_of(&self.device))
+    }
     pub fn steps(&self) -> u64 {
         self.steps
     }

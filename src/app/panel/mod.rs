@@ -102,6 +102,8 @@ pub struct Readout<'a> {
     pub flow: Option<u32>,
     pub params: &'a SimParams,
     pub grid: &'a GridLayout,
+    /// The step keeps neighbour lists (crate::sim::neighbour_lists).
+    pub lists: bool,
     pub timestamps: bool,
     pub profile: Option<&'a ProfileSample>,
     /// GPU milliseconds of the render passes ([`render_timer::PASSES`]) and the
@@ -378,6 +380,11 @@ fn diagnostics(ui: &mut egui::Ui, r: &Readout, controls: &Controls) {
         "{order} · {}×{}×{} cells ({} indexed) · search ±{} cells",
         g.dims[0], g.dims[1], g.dims[2], g.num_cells, r.params.search_range
     ));
+    ui.small(if r.lists {
+        format!("neighbour lists: one grid walk a step, up to {} neighbours a particle", crate::sim::NEIGHBOUR_LIST_MAX)
+    } else {
+        "neighbour lists off (too many particles for one storage binding): every pass walks the grid".to_string()
+    });
     if !controls.options.diagnostics {
         ui.small("grid diagnostics are off (the count pass runs without them)");
     }
@@ -652,6 +659,7 @@ mod tests {
             flow: Some(400),
             params: &params,
             grid: &grid,
+            lists: true,
             timestamps: false,
             profile: None,
             render_times: None,
