@@ -80,10 +80,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         return;
     }
     let vi = vel_rho[i];
-    let rho0 = params.rest_density;
     var p_i = 0.0;
     if PRESSURE {
-        p_i = tait_pressure(vi.w, 1.0 / rho0);
+        p_i = tait_pressure(vi.w, params.inv_rest_density);
     }
     var acc = Acc(pi.xyz, p_i / (vi.w * vi.w), vi.xyz, vi.w, vec3<f32>(0.0), vec3<f32>(0.0), i);
     neighbour_walk(i, pi.xyz, &acc);

@@ -142,22 +142,21 @@ struct Kernels {
 impl Kernels {
     /// Builds every pipeline, turning a shader or pipeline the device rejects into an error
     /// here rather than a logged one at the first dispatch.
-    fn checked(device: &wgpu::Device, o: &SimOptions, params: &SimParams) -> Result<Self, SimError> {
+    fn checked(device: &wgpu::Device, o: &SimOptions, params: &SimParams, lists: bool) -> Result<Self, SimError> {
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let kernels = Self::new(device, o, params);
+        let kernels = Self::new(device, o, params, lists);
         match pollster::block_on(scope.pop()) {
             Some(e) => Err(SimError::Pipeline(e.to_string())),
             None => Ok(kernels?),
         }
     }
 
-    /// The pipelines for `params`' solver and walls (DFSPH's passes; the no-slip terms) and
-    /// for its particle count (the neighbour lists, where they fit).
-    fn new(device: &wgpu::Device, o: &SimOptions, params: &SimParams) -> Result<Self, KernelError> {
+    /// The pipelines for `params`' solver and walls (DFSPH's passes; the no-slip terms), with
+    /// or without the neighbour lists ([`Fixed::lists`]).
+    fn new(device: &wgpu::Device, o: &SimOptions, params: &SimParams, lists: bool) -> Result<Self, KernelError> {
         let cfg = o.kernel_config();
         let rows = o.order == CellOrder::Linear;
         let dfsph = params.solver == params::SOLVER_DFSPH;
-        let lists = neighbour_lists(params.n_particles as u64, max_binding_of(device));
         let no_slip = params.no_slip_viscosity > 0.0;
         let force_mode = match (dfsph, no_slip) {
             (true, _) => force::Mode::ViscousOnly,
@@ -217,6 +216,9 @@ struct Fixed {
     /// placeholders without them). Transient: not reordered.
     nb_list: wgpu::Buffer,
     nb_count: wgpu::Buffer,
+    /// Whether the step keeps neighbour lists ([`neighbour_lists`]): the list buffers are real
+    /// and the kernels are built to write and read them.
+    lists: bool,
     /// [`Diagnostics`] words.
     diag: wgpu::Buffer,
     cell_of: wgpu::Buffer,
@@ -520,7 +522,7 @@ impl Sim {
         params.capacity = options.capacity;
         apply_layout(&mut params, &layout, state.params.h);
         let is_dfsph = params.solver == params::SOLVER_DFSPH;
-        let kernels = Kernels::checked(device, &options, &params)?;
+        let kernels = Kernels::checked(device, &options, &params, lists)?;
         // every allocation inside one scope: memory the device does not have is an error here
         // (buffers are created unmapped and written after the scope, never mapped while invalid)
         let (fixed, cells) = out_of_memory_scope(device, || -> Result<_, KernelError> {
@@ -537,6 +539,7 @@ impl Sim {
                 wet: shader::storage(device, "sim.wet", n as u64 * 4),
                 nb_list: shader::storage(device, "sim.nb_list", if lists { n as u64 * 4 * NEIGHBOUR_LIST_MAX as u64 } else { 16 }),
                 nb_count: shader::storage(device, "sim.nb_count", if lists { n as u64 * 4 } else { 16 }),
+                lists,
                 diag: shader::storage(device, "sim.diag", std::mem::size_of::<Diagnostics>() as u64),
                 cell_of: per_particle("grid.cell_of"),
                 rank: per_particle("grid.rank"),
@@ -601,7 +604,7 @@ impl Sim {
     /// Whether the step keeps neighbour lists ([`neighbour_lists`]): the passes after the first
     /// neighbour walk of a step read them instead of walking the grid again.
     pub fn has_neighbour_lists(&self) -> bool {
-        neighbour_lists(self.params.n_particles as u64, max_binding_of(&self.device))
+        self.fixed.lists
     }
     pub fn steps(&self) -> u64 {
         self.steps
@@ -677,7 +680,7 @@ impl Sim {
             None
         };
         let fresh_kernels =
-            if pipelines_changed { Some(Kernels::checked(&self.device, &options, &self.params)?) } else { None };
+            if pipelines_changed { Some(Kernels::checked(&self.device, &options, &self.params, self.fixed.lists)?) } else { None };
         let kernels = fresh_kernels.as_ref().unwrap_or(&self.kernels);
         let fresh_cells = match layout {
             Some(layout) => Some(out_of_memory_scope(&self.device, || CellBuffers::new(&self.device, &kernels.scan, layout))??),
@@ -936,12 +939,6 @@ pub fn neighbour_lists(n: u64, max_binding: u64) -> bool {
 /// The override constants of the passes that write or read the neighbour lists.
 fn list_constants(lists: bool) -> [(&'static str, f64); 1] {
     [("LISTS", if lists { 1.0 } else { 0.0 })]
-}
-
-/// The largest buffer one binding of `device` may hold.
-fn max_binding_of(device: &wgpu::Device) -> u64 {
-    let l = device.limits();
-    l.max_storage_buffer_binding_size.min(l.max_buffer_size)
 }
 
 /// Grid fields of the uniform block for a layout.
