@@ -86,7 +86,8 @@ pub struct BenchResult {
     pub cells: u32,
     pub reorder_interval: u32,
     pub steps: u64,
-    /// Mean GPU milliseconds per step, per pass (in step order); reorder averaged over all steps.
+    /// Mean GPU milliseconds per step of each pass the step recorded (in step order); reorder
+    /// averaged over all steps.
     pub pass_ms: Vec<(String, f64)>,
     /// Mean GPU milliseconds of a whole step (first pass begin to last pass end).
     pub step_ms: f64,
@@ -157,7 +158,9 @@ pub fn run(
     let wall_ms = wall * 1e3 / steps as f64;
     let step_ms = if timestamps { profile.step_ms() } else { wall_ms };
     let pass_ms = if timestamps {
-        PASSES.iter().map(|&l| (l.to_string(), profile.pass_ns.get(l).copied().unwrap_or(0.0) / steps as f64 * 1e-6)).collect()
+        // the passes the step recorded (a WCSPH step has no DFSPH passes, a fixed dt no
+        // sim.time_step on most steps but still some)
+        PASSES.iter().filter_map(|&l| profile.pass_ns.get(l).map(|ns| (l.to_string(), ns / steps as f64 * 1e-6))).collect()
     } else {
         Vec::new()
     };
@@ -179,27 +182,44 @@ fn wait(gpu: &Gpu) {
     gpu.device.poll(wgpu::PollType::wait_indefinitely()).expect("GPU wait");
 }
 
-/// Table of results, one row per run.
+/// Table of results: a row per pass the runs recorded, a column per run (numbered, the runs
+/// listed above the table), then the step's GPU time, its wall time and the throughput.
 pub fn table(results: &[BenchResult]) -> String {
     let mut s = String::new();
-    let mut header = format!("{:<28} {:>10} {:>9}", "variant", "fluid", "boundary");
-    for p in PASSES {
-        header.push_str(&format!(" {:>13}", p));
+    for (k, r) in results.iter().enumerate() {
+        s.push_str(&format!("[{}] {}: {} fluid + {} boundary particles\n", k + 1, r.variant, r.fluid_particles, r.boundary_particles));
     }
-    header.push_str(&format!(" {:>9} {:>9} {:>11}\n", "step ms", "wall ms", "M p-steps/s"));
-    s.push_str(&header);
-    for r in results {
-        s.push_str(&format!("{:<28} {:>10} {:>9}", r.variant, r.fluid_particles, r.boundary_particles));
-        if r.pass_ms.is_empty() {
-            for _ in PASSES {
-                s.push_str(&format!(" {:>13}", "n/a"));
-            }
-        } else {
-            for (_, ms) in &r.pass_ms {
-                s.push_str(&format!(" {:>13.3}", ms));
+    let label_width = 22;
+    s.push_str(&format!("{:<label_width$}", "ms per step"));
+    for k in 0..results.len() {
+        s.push_str(&format!(" {:>10}", format!("[{}]", k + 1)));
+    }
+    s.push('\n');
+    let recorded = |label: &str| results.iter().any(|r| r.pass_ms.iter().any(|(l, _)| l == label));
+    for label in PASSES.iter().filter(|l| recorded(l)) {
+        s.push_str(&format!("{label:<label_width$}"));
+        for r in results {
+            match r.pass_ms.iter().find(|(l, _)| l == label) {
+                Some((_, ms)) => s.push_str(&format!(" {ms:>10.3}")),
+                None => s.push_str(&format!(" {:>10}", "-")),
             }
         }
-        s.push_str(&format!(" {:>9.3} {:>9.3} {:>11.1}\n", r.step_ms, r.wall_ms, r.particle_steps_per_s * 1e-6));
+        s.push('\n');
+    }
+    if results.iter().all(|r| r.pass_ms.is_empty()) {
+        s.push_str("(per-pass times n/a: no timestamp queries on this adapter)\n");
+    }
+    let rows: [(&str, fn(&BenchResult) -> String); 3] = [
+        ("step (GPU)", |r| format!("{:.3}", r.step_ms)),
+        ("step (wall)", |r| format!("{:.3}", r.wall_ms)),
+        ("M particle-steps/s", |r| format!("{:.1}", r.particle_steps_per_s * 1e-6)),
+    ];
+    for (label, value) in rows {
+        s.push_str(&format!("{label:<label_width$}"));
+        for r in results {
+            s.push_str(&format!(" {:>10}", value(r)));
+        }
+        s.push('\n');
     }
     s
 }
@@ -478,13 +498,13 @@ pub fn realtime_table(results: &[RealtimeResult]) -> String {
     );
     for r in results {
         s.push_str(&format!(
-            "{:<34} {:>9} {:>7} {:>8.3} {:>8.2} {:>9.3} {:>20} {:>9.3} {:>9.3} {:>13} {:>13}\n",
+            "{:<34} {:>9} {:>7} {:>8.3} {:>8.2} {:>9} {:>20} {:>9.3} {:>9.3} {:>13} {:>13}\n",
             r.variant,
             r.fluid_particles,
             r.steps,
             r.sim_seconds,
             r.wall_seconds,
-            r.realtime,
+            crate::progress::significant(r.realtime, 3),
             format!("{:.3}/{:.3}/{:.3}", r.dt_min * 1e3, r.dt_mean * 1e3, r.dt_max * 1e3),
             r.density_error_mean * 100.0,
             r.density_error_max * 100.0,

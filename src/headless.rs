@@ -19,6 +19,7 @@ use crate::checkpoint::Checkpoint;
 use crate::files::write_whole;
 use crate::gpu::Gpu;
 use crate::health::{GuardTotals, Health};
+use crate::progress::Progress;
 use crate::probes::{self as probe, ProbeRow, ProbeSetup, Profile, ProfileBin};
 use crate::scene::Scene;
 use crate::scene::setup;
@@ -27,7 +28,7 @@ use crate::sim::InitialState;
 use crate::sim::Sim;
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -448,7 +449,7 @@ fn resume_from(dir: &Path, steps: Option<u64>, quiet: bool) -> anyhow::Result<(S
 fn finish_run(r: RunResult, out: &Path, scene: &Scene) -> anyhow::Result<()> {
     let last = r.rows.last().context("no probe was recorded")?;
     eprintln!(
-        "{}: {} ({} of {} steps, {:.4} s simulated) in {:.1} s ({:.2} ms/step; stepping {:.2} ms/step) on {}; front {:.4} m, density error max {:.3} % (bulk {:.3} %, compression {:.3} %), spray {}, max speed {:.3} m/s (Mach {:.3}), wall clamps {} ({:.2} per step lately), outside {}, non-finite {}, cells up to {} (capacity {}, {} over)",
+        "{}: {} ({} of {} steps, {:.4} s simulated) in {:.1} s ({:.2} ms/step; stepping {:.2} ms/step) on {}; front {:.4} m, largest compression {:.3} %, density error in the bulk up to {:.3} % (up to {:.1} % at the free surface, where the kernel reaches past the water), spray {}, max speed {:.3} m/s (Mach {:.3}), wall clamps {} ({:.2} per step lately), outside {}, non-finite {}, cells up to {} (capacity {}, {} over)",
         out.display(),
         if r.stopped.is_some() { "stopped early" } else { COMPLETED },
         r.meta.steps_done,
@@ -459,9 +460,9 @@ fn finish_run(r: RunResult, out: &Path, scene: &Scene) -> anyhow::Result<()> {
         r.meta.stepping_ms_per_step,
         r.meta.adapter,
         last.front,
-        100.0 * last.max_density_error,
-        100.0 * last.max_density_error_bulk,
         100.0 * last.max_compression,
+        100.0 * last.max_density_error_bulk,
+        100.0 * last.max_density_error,
         last.spray,
         last.max_speed,
         last.max_speed / r.meta.sound_speed as f64,
@@ -650,7 +651,7 @@ pub fn run_scene(
         eprintln!("{label}: {w}");
         warnings.push(w);
     }
-    let mut bar = Progress::new(&label, cfg.steps, cfg.progress);
+    let mut bar = Progress::new(&label, cfg.steps, cfg.progress).starting_at(resumed.unwrap_or(0));
     let profile_from = cfg.steps - ((cfg.steps as f64 * cfg.profile_fraction) as u64).min(cfg.steps);
     let mut profile = Profile::new(&setup);
     let mut guards = match &start {
@@ -989,85 +990,6 @@ pub fn utc_date() -> String {
     format!("{y:04}-{m:02}-{d:02}")
 }
 
-/// A progress bar on stderr: redrawn in place on a terminal, one line per 10 % otherwise.
-pub struct Progress {
-    label: String,
-    total: u64,
-    start: Instant,
-    tty: bool,
-    on: bool,
-    last_decile: u64,
-    last_draw: Option<Instant>,
-}
-
-impl Progress {
-    pub fn new(label: &str, total: u64, on: bool) -> Self {
-        Self {
-            label: label.to_string(),
-            total,
-            start: Instant::now(),
-            tty: std::io::stderr().is_terminal(),
-            on,
-            last_decile: 0,
-            last_draw: None,
-        }
-    }
-
-    pub fn update(&mut self, done: u64, sim_time: f64) {
-        if !self.on || self.total == 0 {
-            return;
-        }
-        let frac = done as f64 / self.total as f64;
-        let elapsed = self.start.elapsed().as_secs_f64();
-        let eta = if done > 0 { elapsed * (self.total - done) as f64 / done as f64 } else { 0.0 };
-        if self.tty {
-            if self.last_draw.is_some_and(|t| t.elapsed().as_millis() < 100) && done < self.total {
-                return;
-            }
-            self.last_draw = Some(Instant::now());
-            let width = 30;
-            let filled = ((frac * width as f64) as usize).min(width);
-            eprint!(
-                "\r{} [{}{}] {:5.1}% step {}/{} t={:.4} s, {:.0} s left   ",
-                self.label,
-                "#".repeat(filled),
-                "-".repeat(width - filled),
-                100.0 * frac,
-                done,
-                self.total,
-                sim_time,
-                eta
-            );
-            let _ = std::io::stderr().flush();
-        } else {
-            let decile = (frac * 10.0).floor() as u64;
-            if decile > self.last_decile {
-                self.last_decile = decile;
-                eprintln!(
-                    "{}: {:3.0}% step {}/{} t={:.4} s, {:.0} s elapsed, {:.0} s left",
-                    self.label,
-                    100.0 * frac,
-                    done,
-                    self.total,
-                    sim_time,
-                    elapsed,
-                    eta
-                );
-            }
-        }
-    }
-
-    pub fn finish(&mut self) {
-        self.clear();
-    }
-
-    /// Ends the bar's line (on a terminal) so that a message can follow; the bar redraws below.
-    pub fn clear(&mut self) {
-        if self.on && self.tty && self.last_draw.take().is_some() {
-            eprintln!();
-        }
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -14,6 +14,7 @@ pub mod health;
 pub mod offscreen;
 pub mod physics;
 pub mod probes;
+pub mod progress;
 pub mod reference;
 pub mod render;
 pub mod scene;

@@ -36,8 +36,9 @@ enum Command {
 
 #[derive(clap::Args)]
 struct BenchArgs {
-    /// Fluid particle counts, comma separated (e.g. 250k,1m,4m).
-    #[arg(long, default_value = "1m", value_delimiter = ',')]
+    /// Fluid particle counts, comma separated (e.g. 250k,1m,4m). Default: 1m, or 30k on a CPU
+    /// adapter (lavapipe), where 1M particles take minutes.
+    #[arg(long, value_delimiter = ',')]
     particles: Vec<String>,
     /// Warm-up steps (not timed).
     #[arg(long, default_value_t = 50)]
@@ -128,7 +129,28 @@ fn cell_size(s: &str) -> Result<f32, String> {
     if limit.contains(v) { Ok(v) } else { Err(format!("{v} is out of range: allowed {}", limit.allowed())) }
 }
 
+/// Mesa's implicit Vulkan layer `VK_LAYER_MESA_device_select` (installed with lavapipe and
+/// Mesa's GPU drivers) asks Wayland for the default GPU whenever an application enables
+/// Wayland surfaces, which wgpu always does; where `XDG_RUNTIME_DIR` is unset or not a
+/// directory (a root shell, a container, an SSH session) libwayland then prints
+/// "error: XDG_RUNTIME_DIR is invalid or not set in the environment." twice before anything
+/// of ours. No Wayland display can be reached there anyway, so the layer has nothing to pick
+/// by: it is switched off the way its manifest offers (`NODEVICE_SELECT=1`), for this process
+/// only, unless the user has set that variable either way. wgpu chooses the adapter itself.
+fn quiet_device_select_layer() {
+    let runtime_dir_ok = std::env::var_os("XDG_RUNTIME_DIR").is_some_and(|d| std::path::Path::new(&d).is_dir());
+    if !runtime_dir_ok && std::env::var_os("NODEVICE_SELECT").is_none() {
+        // SAFETY: called first thing in main, before any thread exists that could read the
+        // environment at the same time
+        #[allow(unsafe_code)]
+        unsafe {
+            std::env::set_var("NODEVICE_SELECT", "1");
+        }
+    }
+}
+
 fn main() -> ExitCode {
+    quiet_device_select_layer();
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     let cli = Cli::parse();
     // SIGINT / SIGTERM: the commands that write files stop the ordinary way, their files
@@ -222,9 +244,17 @@ fn run_realtime(gpu: &Gpu, a: &BenchArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn run_bench(a: BenchArgs) -> anyhow::Result<()> {
+fn run_bench(mut a: BenchArgs) -> anyhow::Result<()> {
     let gpu = Gpu::headless()?;
     eprintln!("adapter: {}", gpu.describe());
+    if a.particles.is_empty() {
+        let cpu = gpu.info.device_type == wgpu::DeviceType::Cpu;
+        let n = if cpu { "30k" } else { "1m" };
+        if cpu {
+            eprintln!("note: a CPU adapter: benchmarking {n} fluid particles (--particles to choose)");
+        }
+        a.particles = vec![n.to_string()];
+    }
     if !gpu.has_timestamps() {
         eprintln!("note: no timestamp queries on this adapter: per-pass times are n/a, step time is wall clock");
     }

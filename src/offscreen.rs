@@ -55,6 +55,9 @@ pub struct RenderArgs {
     /// Render and time the frames without writing PNGs (for measuring).
     #[arg(long)]
     pub no_images: bool,
+    /// No progress line on stderr while the frames are made.
+    #[arg(long)]
+    pub quiet: bool,
     /// Camera azimuth about the vertical axis, degrees (default: the app's opening view).
     #[arg(long, allow_hyphen_values = true)]
     pub yaw: Option<f32>,
@@ -116,7 +119,7 @@ pub fn run(args: RenderArgs) -> anyhow::Result<()> {
     let gpu = Gpu::headless()?;
     let r = render(&gpu, &scene, &args.scene.display().to_string(), &args)?;
     eprintln!(
-        "{}: {} frames of {}x{} ({} view, {} steps each), render {} per frame{}, {:.1} s: {:.1} frames/s, {:.3} simulated s/s",
+        "{}: {} frames of {}x{} ({} view, {} steps each), render {} per frame{}, {:.1} s: {:.1} frames/s, {} simulated s/s",
         args.out.display(),
         r.frames,
         r.width,
@@ -131,7 +134,7 @@ pub fn run(args: RenderArgs) -> anyhow::Result<()> {
         },
         r.wall_seconds,
         r.frames_per_second,
-        r.sim_seconds_per_second
+        crate::progress::significant(r.sim_seconds_per_second, 3)
     );
     Ok(())
 }
@@ -182,6 +185,9 @@ pub fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -> anyho
     });
     let t0 = Instant::now();
     let mut frames = 0;
+    let mut bar = crate::progress::Progress::new(label, args.frames, !args.quiet).counting("frame");
+    // the simulated time a progress line shows: step × dt, unknown on the CPU for an adaptive dt
+    let fixed_dt = (!sim.is_adaptive()).then(|| sim.params().dt as f64);
     let mut in_flight: Option<wgpu::SubmissionIndex> = None;
     // hands the frames whose pixels and times have arrived to the writer; false when it stopped
     let take = |pixels: &mut Readback<u64>, timer: &mut Option<Timer>, times: &mut Vec<Vec<f64>>| -> bool {
@@ -225,7 +231,9 @@ pub fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -> anyho
             break 'frames;
         }
         frames = frame;
+        bar.update(frame, fixed_dt.map_or(f64::NAN, |dt| (frame * args.substeps as u64) as f64 * dt));
     }
+    bar.finish();
     device.poll(wgpu::PollType::wait_indefinitely()).context("GPU wait")?;
     let wall_seconds = t0.elapsed().as_secs_f64();
     take(&mut pixels, &mut timer, &mut times);

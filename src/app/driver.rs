@@ -12,6 +12,25 @@ use crate::sim::readback::{self, Readback};
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
+/// Steps within a frame at which something wants the simulation's state (the particle
+/// recorder: a frame every K steps, on the steps that are multiples of K).
+pub trait StepStops {
+    /// The next step (absolute) to stop at, if any; at most one stop is asked at a time.
+    fn due(&self) -> Option<u64>;
+    /// The simulation stands at `due()`: record what is wanted of it. Must move `due()` on
+    /// (past the current step, or to None).
+    fn at(&mut self, encoder: &mut wgpu::CommandEncoder, sim: &Sim);
+}
+
+struct NoStops;
+
+impl StepStops for NoStops {
+    fn due(&self) -> Option<u64> {
+        None
+    }
+    fn at(&mut self, _: &mut wgpu::CommandEncoder, _: &Sim) {}
+}
+
 /// Frames between two diagnostics readbacks.
 pub const DIAGNOSTICS_EVERY: u64 = 60;
 /// Frames between two timestamp readbacks.
@@ -161,10 +180,29 @@ impl Driver {
     /// Records the next frame's `steps` steps (at most [`limits::SUBSTEPS`]'s maximum; the profiler has room for that many) and, on its frames,
     /// the readback copies. Call [`Driver::submitted`] after submitting `encoder`.
     pub fn record_frame(&mut self, encoder: &mut wgpu::CommandEncoder, steps: u32) {
+        self.record_frame_stopping(encoder, steps, &mut NoStops);
+    }
+
+    /// [`Driver::record_frame`], with the frame's steps split where `stops` asks: whenever the
+    /// simulation stands at `stops.due()`, `stops.at` records into the same encoder (a copy of
+    /// the state of exactly that step), then the steps go on.
+    pub fn record_frame_stopping(&mut self, encoder: &mut wgpu::CommandEncoder, steps: u32, stops: &mut dyn StepStops) {
         self.frame += 1;
         let frame = self.frame;
         let steps = steps.min(limits::SUBSTEPS.max);
-        self.sim.record_steps(encoder, steps);
+        let mut left = steps;
+        loop {
+            let now = self.sim.steps();
+            if stops.due() == Some(now) {
+                stops.at(encoder, &self.sim);
+            }
+            if left == 0 {
+                break;
+            }
+            let chunk = stops.due().filter(|&d| d > now).map_or(left, |d| (d - now).min(left as u64) as u32);
+            self.sim.record_steps(encoder, chunk);
+            left -= chunk;
+        }
         self.steps_total += steps as u64;
         if frame.is_multiple_of(DIAGNOSTICS_EVERY) {
             let tag = DiagTag {

@@ -71,23 +71,37 @@ impl Recorder {
         log::info!("recording {} ({})", if self.recording { "on" } else { "off" }, self.dir.display());
     }
 
-    /// After the frame's steps, in its encoder: the copy of the particle buffers when a frame is
-    /// due. Never waits; a frame due while both staging buffers are in flight is skipped.
+    /// While recording: the step of the next frame to record (a multiple of `every`, or the step
+    /// recording started at). The frame's steps stop there ([`Recorder::stops`]), so the series
+    /// keeps exact intervals whatever the steps per frame.
+    pub fn due(&self) -> Option<u64> {
+        (self.recording && self.error.is_none()).then_some(self.next_step)
+    }
+
+    /// The recorder as the frame's step stops ([`crate::app::driver::StepStops`]).
+    pub fn stops<'a>(&'a mut self, device: &'a wgpu::Device) -> RecorderStops<'a> {
+        RecorderStops { recorder: self, device }
+    }
+
+    /// In the frame's encoder, where the simulation stands: the copy of the particle buffers
+    /// when a frame is due (a recorded step, or "Export frame" after the frame's steps). Never
+    /// waits; a frame due while every staging buffer is in flight is skipped (and counted).
     pub fn record(&mut self, device: &wgpu::Device, encoder: &mut wgpu::CommandEncoder, sim: &Sim) {
         let step = sim.steps();
-        let due = self.one_shot || (self.recording && step >= self.next_step);
-        if !due || self.error.is_some() {
+        let recorded_step = self.recording && step >= self.next_step;
+        if !(self.one_shot || recorded_step) || self.error.is_some() {
             return;
         }
         self.one_shot = false;
-        if self.recording && step >= self.next_step {
+        if recorded_step {
             self.next_step = (step / self.every + 1) * self.every;
         }
         let n = sim.n_particles();
         if self.readback.as_ref().is_none_or(|(_, size)| *size != n) {
             // particles, diagnostics, and room for DFSPH's two solve totals
             let bytes = n as u64 * 44 + std::mem::size_of::<Diagnostics>() as u64;
-            self.readback = Some((Readback::new(device, "app.export", bytes, 2), n));
+            // three staging buffers: a frame of many steps may record more than one
+            self.readback = Some((Readback::new(device, "app.export", bytes, 3), n));
         }
         let (readback, _) = self.readback.as_mut().expect("made above");
         let p = sim.params();
@@ -182,6 +196,26 @@ impl Recorder {
         match self.exporter.take() {
             Some(e) => Ok(Some(e.finish()?)),
             None => Ok(None),
+        }
+    }
+}
+
+/// The recorder stopping a frame's steps at its recorded steps.
+pub struct RecorderStops<'a> {
+    recorder: &'a mut Recorder,
+    device: &'a wgpu::Device,
+}
+
+impl crate::app::driver::StepStops for RecorderStops<'_> {
+    fn due(&self) -> Option<u64> {
+        self.recorder.due()
+    }
+    fn at(&mut self, encoder: &mut wgpu::CommandEncoder, sim: &Sim) {
+        let before = self.recorder.next_step;
+        self.recorder.record(self.device, encoder, sim);
+        if self.recorder.due() == Some(before) {
+            // nothing recorded (an export error): never stop at this step again
+            self.recorder.next_step = sim.steps() + 1;
         }
     }
 }

@@ -233,9 +233,9 @@ impl Session {
 
     /// Records the next frame's steps (none while paused, unless one was asked for); returns
     /// how many.
-    pub fn record_frame(&mut self, encoder: &mut wgpu::CommandEncoder) -> u32 {
+    pub fn record_frame(&mut self, encoder: &mut wgpu::CommandEncoder, stops: &mut dyn crate::app::driver::StepStops) -> u32 {
         let steps = if self.controls.paused { std::mem::take(&mut self.step_once) as u32 } else { self.controls.substeps };
-        self.driver.record_frame(encoder, steps);
+        self.driver.record_frame_stopping(encoder, steps, stops);
         steps
     }
 }

@@ -177,6 +177,18 @@ impl Viewer {
             }
         }
     }
+
+    /// The panel's "saving …" line becomes "saved …" once the file is written (or the error).
+    fn note_written_screenshots(&mut self) {
+        let Some(path) = self.screenshot_note.as_deref().and_then(|n| n.strip_prefix("saving ")).map(str::to_string) else { return };
+        if self.screenshots.written.iter().any(|p| p.display().to_string() == path) {
+            self.screenshot_note = Some(format!("saved {path}"));
+        } else if !self.screenshots.busy()
+            && let Some(e) = self.screenshots.errors.last()
+        {
+            self.screenshot_note = Some(format!("screenshot failed: {e}"));
+        }
+    }
 }
 
 impl Content for Viewer {
@@ -189,6 +201,7 @@ impl Content for Viewer {
         }
         self.view.poll();
         self.screenshots.poll();
+        self.note_written_screenshots();
         self.recorder.poll(self.session.driver.sim());
         self.check_scene_file(host);
     }
@@ -251,8 +264,9 @@ impl Content for Viewer {
         if let Some(path) = self.automation.scripted_shot(next) {
             self.shot = Some(path);
         }
-        // the steps, then the scene pass
-        self.steps = self.session.record_frame(encoder);
+        // the steps (stopping where the recorder records a frame), then the scene pass
+        self.steps = self.session.record_frame(encoder, &mut self.recorder.stops(&host.gpu.device));
+        // "Export frame": the state after the frame's steps
         self.recorder.record(&host.gpu.device, encoder, self.session.driver.sim());
         let driver = &self.session.driver;
         self.view.record(host.gpu, encoder, target, host.surface.size(), driver.sim(), driver.frame());

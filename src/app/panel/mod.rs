@@ -200,16 +200,23 @@ pub fn show(ui: &mut egui::Ui, state: &mut PanelState, controls: &mut Controls, 
         Dock::Right => egui::Panel::right("rillet.panel"),
     };
     panel.resizable(true).default_size(330.0).min_size(240.0).show(ui, |ui| {
+        // what the user watches while tuning comes first, above the fold of a 720-pixel window:
+        // the rates, the grid's counters, the controls that change them, the passes' times;
+        // then the solver, the counters' history and the view
         egui::ScrollArea::vertical().show(ui, |ui| {
             header(ui, r, &mut actions);
             ui.separator();
-            performance(ui, r, view.view);
+            performance(ui, r);
             ui.separator();
             diagnostics(ui, r, controls);
             ui.separator();
+            simulation(ui, controls, r, &mut actions);
+            ui.separator();
+            pass_times(ui, r, view.view);
+            ui.separator();
             solver(ui, r);
             ui.separator();
-            simulation(ui, controls, r, &mut actions);
+            egui::CollapsingHeader::new("Grid diagnostics over time").default_open(true).show(ui, |ui| history::show(ui, r.history));
             ui.separator();
             view_settings(ui, state, view, r, &mut actions);
             ui.separator();
@@ -245,13 +252,10 @@ fn header(ui: &mut egui::Ui, r: &Readout, actions: &mut Vec<Action>) {
     }
 }
 
-fn performance(ui: &mut egui::Ui, r: &Readout, view: View) {
+fn performance(ui: &mut egui::Ui, r: &Readout) {
     egui::Grid::new("perf").num_columns(2).striped(true).show(ui, |ui| {
-        ui.label("frames per second");
-        ui.monospace(format!("{:.1}", r.fps));
-        ui.end_row();
-        ui.label("steps per second");
-        ui.monospace(format!("{:.1}", r.steps_per_second));
+        ui.label("frames · steps per second");
+        ui.monospace(format!("{:.1} · {:.1}", r.fps, r.steps_per_second));
         ui.end_row();
         ui.label("particles");
         ui.monospace(format!("{} fluid + {} boundary", r.n_fluid, r.n_boundary));
@@ -264,31 +268,30 @@ fn performance(ui: &mut egui::Ui, r: &Readout, view: View) {
             };
             ui.end_row();
         }
-        ui.label("frame · step");
-        ui.monospace(format!("{} · {}", r.frame, r.steps));
-        ui.end_row();
-        ui.label("simulated time");
+        ui.label("step · simulated time");
         match r.time {
-            Some((t, step)) if step == r.steps => ui.monospace(format!("{t:.3} s")),
-            Some((t, step)) => ui.monospace(format!("{t:.3} s at step {step}")),
-            None => ui.weak("… (first readback after 60 frames)"),
+            Some((t, step)) if step == r.steps => ui.monospace(format!("{} · {t:.3} s", r.steps)),
+            Some((t, step)) => ui.monospace(format!("{} · {t:.3} s at step {step}", r.steps)),
+            None => ui.monospace(format!("{} · … (first readback after 60 frames)", r.steps)),
         };
         ui.end_row();
     });
-    ui.small(r.adapter);
+    ui.small(format!("{} · frame {}", r.adapter, r.frame));
+}
 
+/// The rows of "GPU time per step": the passes the step recorded, in step order, with their mean
+/// per step over the last profiled frame (a pass the scene does not use is not listed).
+pub fn pass_rows(profile: &ProfileSample) -> Vec<(&'static str, f64)> {
+    PASSES.iter().filter_map(|&label| profile.profile.per_step_ms(label).map(|ms| (label, ms))).collect()
+}
+
+fn pass_times(ui: &mut egui::Ui, r: &Readout, view: View) {
     egui::CollapsingHeader::new("GPU time per step").default_open(true).show(ui, |ui| {
         let profile = r.profile.filter(|_| r.timestamps);
         egui::Grid::new("passes").num_columns(2).striped(true).show(ui, |ui| {
-            for label in PASSES {
+            for (label, ms) in profile.map(pass_rows).unwrap_or_default() {
                 ui.monospace(label);
-                let text = match profile.map(|p| p.profile.per_step_ms(label)) {
-                    _ if !r.timestamps => "n/a".to_string(),
-                    Some(Some(ms)) => format!("{ms:.3} ms"),
-                    Some(None) => "–".to_string(),
-                    None => "…".to_string(),
-                };
-                ui.monospace(text);
+                ui.monospace(format!("{ms:.3} ms"));
                 ui.end_row();
             }
             ui.strong("step");
@@ -388,7 +391,6 @@ fn diagnostics(ui: &mut egui::Ui, r: &Readout, controls: &Controls) {
     if !controls.options.diagnostics {
         ui.small("grid diagnostics are off (the count pass runs without them)");
     }
-    history::show(ui, r.history);
 }
 
 /// The solver, the time step and the step's own measurements (from the running simulation's
@@ -760,6 +762,18 @@ mod tests {
 
     /// The panel with a DFSPH sample and a solver chosen but not yet in force: showing it keeps
     /// the choice (and asks for nothing); the running solver is what the parameters say.
+    /// "GPU time per step" lists the passes the step recorded and no others (it once showed all
+    /// 17 of them, "–" for the ten a WCSPH scene does not run), in step order.
+    #[test]
+    fn the_pass_rows_are_the_recorded_passes() {
+        let mut profile = crate::sim::profiler::Profile { steps: 2, ..Default::default() };
+        for (label, ns) in [("sph.force", 4e6), ("grid.count", 2e6)] {
+            profile.pass_ns.insert(label, ns);
+        }
+        let rows = pass_rows(&ProfileSample { frame: 10, profile });
+        assert_eq!(rows, vec![("grid.count", 1.0), ("sph.force", 2.0)]);
+    }
+
     #[test]
     fn a_chosen_solver_waits_for_the_next_build() {
         let dfsph = SimParams { solver: SOLVER_DFSPH, adaptive: 1, dt_min: 1e-5, dt_max: 1e-3, max_iterations: 50, ..params() };
