@@ -36,6 +36,25 @@ fn scalar(vel_rho: vec4<f32>) -> f32 {
     }
 }
 
+// The eye in world space: the view matrix is a rotation R and a translation t, eye = -Rᵀ t.
+fn eye_position() -> vec3<f32> {
+    let r = mat3x3<f32>(frame.view[0].xyz, frame.view[1].xyz, frame.view[2].xyz);
+    return -(transpose(r) * frame.view[3].xyz);
+}
+
+// Whether a wall particle of the tank (outside the domain, behind one of its faces) belongs to a
+// wall the eye looks through to see the water: the eye is beyond that face too. Those walls are
+// left out ("B" shows the walls behind and below the water, as a cutaway), so the tank never
+// hides its contents; a solid's shell lies inside the domain and is always drawn.
+fn faces_the_eye(p: vec3<f32>) -> bool {
+    let eye = eye_position();
+    let below = p < frame.domain_min;
+    let above = p > frame.domain_max;
+    let near_below = below & (eye < frame.domain_min);
+    let near_above = above & (eye > frame.domain_max);
+    return any(near_below) || any(near_above);
+}
+
 // One instance per particle, six vertices (two triangles) per instance. The quad faces the eye
 // (not just the camera plane) and is grown by d / sqrt(d² − r²) so that it covers the sphere's
 // silhouette exactly; the fragment shader then ray-casts the sphere. Hidden particles (boundary
@@ -53,8 +72,9 @@ fn vs_sprite(@builtin(vertex_index) vi: u32, @location(0) pos_mass: vec4<f32>, @
     let c = (frame.view * vec4<f32>(pos_mass.xyz, 1.0)).xyz;
     let r = frame.radius;
     let d = length(c);
-    // a free slot (w = 0) holds no particle
-    if (boundary && frame.show_boundary == 0u) || (!boundary && frame.show_fluid == 0u) || pos_mass.w == 0.0 || d <= r * 1.01 || d != d {
+    // a free slot (w = 0) holds no particle; the tank's walls between the eye and the water are
+    // cut away
+    if (boundary && (frame.show_boundary == 0u || faces_the_eye(pos_mass.xyz))) || (!boundary && frame.show_fluid == 0u) || pos_mass.w == 0.0 || d <= r * 1.01 || d != d {
         out.clip = vec4<f32>(2.0, 2.0, 2.0, 1.0);
         return out;
     }

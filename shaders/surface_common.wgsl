@@ -78,9 +78,10 @@ fn pixels_per_metre(d: f32) -> f32 {
 fn sky(dir: vec3<f32>) -> vec3<f32> {
     let sun = surf.light_dir.xyz;
     if surf.environment == 1u {
-        // studio: a soft light from above, dark below
+        // studio: a soft light from above over the backdrop the water stands against (a rim
+        // seen at a grazing angle reflects the backdrop, not a black below that outlined it)
         let up = clamp(dir.y * 0.5 + 0.5, 0.0, 1.0);
-        return mix(vec3<f32>(0.006, 0.008, 0.012), vec3<f32>(0.55, 0.58, 0.62), up * up);
+        return mix(surf.backdrop.rgb, vec3<f32>(0.55, 0.58, 0.62), up * up);
     }
     let horizon = vec3<f32>(0.62, 0.72, 0.85);
     let zenith = vec3<f32>(0.12, 0.3, 0.68);

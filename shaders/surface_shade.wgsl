@@ -92,7 +92,11 @@ fn fs_shade(@builtin(position) pos: vec4<f32>) -> @location(0) vec4<f32> {
     }
     var rgb = behind;
     if d > 0.0 {
-        rgb = water(p, d);
+        // the water's edge fades in over its first radius of thickness: a silhouette of few
+        // particles blends into what is behind instead of ending in a jagged rim of grazing
+        // reflections
+        let t = thickness_smooth[pixel_index(p)];
+        rgb = mix(behind, water(p, d), smoothstep(0.0, surf.radius, t));
     }
     let bits = spray_bits[pixel_index(p)];
     if bits != 0u {
@@ -131,8 +135,12 @@ fn water(p: vec2<i32>, d: f32) -> vec3<f32> {
     let shift = n.xy * vec2<f32>(1.0, -1.0) * min(t * surf.refraction, 4.0 * surf.radius) * pixels_per_metre(d);
     let q = clamp(vec2<i32>(vec2<f32>(p) + shift), vec2<i32>(0), vec2<i32>(surf.size) - 1);
     let transmit = exp(-surf.absorption.rgb * t);
-    // light scattered back by the water itself: the sky's light, tinted by what the water lets through
-    let scattered = (1.0 - transmit) * sqrt(transmit + 1e-3) * sky(vec3<f32>(0.0, 1.0, 0.0)) * 0.35;
+    // light scattered back by the water itself: the share scattered grows with the thickness
+    // alike for every colour, and what comes back has crossed about half of it, tinted by what
+    // the water lets through. (Scaled by 1 − transmit, the share absorbed, thin water sent back
+    // mostly red: brown and salmon rims around small drops.)
+    let grey = dot(surf.absorption.rgb, vec3<f32>(1.0 / 3.0));
+    let scattered = (1.0 - exp(-grey * t)) * sqrt(transmit) * sky(vec3<f32>(0.0, 1.0, 0.0)) * 0.35;
     let refracted = textureLoad(background, q, 0).rgb * transmit + scattered;
 
     let sun = surf.light_dir.xyz;

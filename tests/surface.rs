@@ -287,3 +287,29 @@ fn solids_are_drawn_as_surfaces_in_both_views() {
         assert!(grey.count() * 10 >= drawn * 9, "{view:?}: the solid is drawn grey");
     }
 }
+
+/// "B" (the wall particles shown) draws the tank's walls behind and below the water and cuts
+/// away those between the eye and it: the water looks as it does without them, and the back
+/// walls and the floor show around it. (Drawn whole, the tank was a grey box hiding the water.)
+#[test]
+fn shown_walls_leave_the_water_in_sight() {
+    let g = gpu();
+    let mut renderer = Renderer::new(&g.device, rillet::offscreen::FORMAT);
+    let sim = drop_after(0);
+    let n = sim.n_particles();
+    let mut s = settings(&sim, View::Spheres);
+    s.camera.distance /= 0.7;
+    let frame = |renderer: &mut Renderer, s: &ViewSettings, n| Frame::new(SIZE, draw_frame(g, renderer, s, sim.params(), Some((sim.current(), n)), SIZE));
+    let empty = frame(&mut renderer, &s, 0);
+    let water = frame(&mut renderer, &s, n);
+    s.show_boundary = true;
+    let walls = frame(&mut renderer, &s, n);
+    let area = water.rgb.len();
+    let water_pixels: Vec<usize> = (0..area).filter(|&k| differs(water.rgb[k], empty.rgb[k], 8)).collect();
+    let kept = water_pixels.iter().filter(|&&k| !differs(walls.rgb[k], water.rgb[k], 8)).count();
+    let around = (0..area).filter(|&k| !differs(water.rgb[k], empty.rgb[k], 8) && differs(walls.rgb[k], water.rgb[k], 8)).count();
+    eprintln!("{} water pixels, {kept} of them unchanged with the walls shown; {around} wall pixels around the water", water_pixels.len());
+    assert!(water_pixels.len() > area / 100, "the drop is in view");
+    assert!(kept * 100 >= water_pixels.len() * 95, "the walls hide the water: {kept} of {} water pixels kept", water_pixels.len());
+    assert!(around > area / 20, "the walls behind and below the water are drawn: {around} pixels");
+}

@@ -36,10 +36,12 @@ pub const PASSES: [&str; 4] = ["render.surface.background", "render.surface.spla
 /// one spacing (and diagonal ones at √2) overlap, so a sheet one particle thick is one surface.
 pub const SPLAT_RADIUS_OVER_SPACING: f32 = 0.75;
 
-/// A fluid particle whose density is below this share of ρ0 is spray, drawn as a white point:
-/// measured on the small drop, no particle of the still water goes below 0.6 ρ0 (a corner of a
-/// block of water has about 0.6), while a particle alone has about 0.3 (its own kernel).
-pub const SPRAY_DENSITY_OVER_REST: f32 = 0.55;
+/// A fluid particle whose density is below this share of ρ0 is spray, drawn as a white point.
+/// With the cubic spline of support 2 spacings a particle alone has 1/π ≈ 0.32 ρ0 (its own
+/// kernel), two side by side 0.40, a filament (a line of particles a spacing apart) 0.48, a
+/// sheet one particle thick 0.70 and a corner of a block of water about 0.6: a lone particle or
+/// a pair is spray, a filament is water (a threshold of 0.55 drew thin jets as scattered dots).
+pub const SPRAY_DENSITY_OVER_REST: f32 = 0.44;
 
 /// The depth filter's largest radius in pixels.
 pub const FILTER_MAX_PX: f32 = 24.0;
