@@ -314,7 +314,12 @@ mod tests {
         let scene = Scene::default_scene();
         assert_eq!(scene.name, "dam break");
         assert_eq!(scene.fluid.len(), 1);
-        assert_eq!(scene.physics.pressure, Pressure::Auto);
+        // 10× the fastest a released column 0.6 m high runs (Ritter's front, 2·sqrt(g·H) =
+        // 4.85 m/s), at a time step within the recommended CFL number
+        assert_eq!(scene.physics.pressure, Pressure::SpeedOfSound(50.0));
+        assert!(50.0 >= 10.0 * 2.0 * (9.81f64 * 0.6).sqrt());
+        let h = crate::physics::SUPPORT_OVER_SPACING as f64 * scene.physics.spacing as f64;
+        assert!(crate::physics::cfl(scene.physics.dt as f64, 50.0, h) <= limits::CFL_RECOMMENDED);
         assert_eq!(lattice::count_particles(&scene), (22_500, 29_664));
     }
 
