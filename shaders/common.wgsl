@@ -46,6 +46,8 @@ struct SimParams {
     viscosity_scale: f32,
     // kernel_norm * 6 / h^2
     grad_scale: f32,
+    // artificial viscosity on the normal component of the approach to walls (0 = none)
+    wall_approach_viscosity: f32,
 }
 
 @group(0) @binding(0) var<uniform> params: SimParams;

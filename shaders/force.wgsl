@@ -10,12 +10,19 @@
 @group(0) @binding(4) var<storage, read> pos_mass: array<vec4<f32>>;
 @group(0) @binding(5) var<storage, read> vel_rho: array<vec4<f32>>;
 @group(0) @binding(6) var<storage, read_write> acc_out: array<vec4<f32>>;
+// the particle id of each slot, and each wall particle's normal line by id (src/sim/walls.rs)
+@group(0) @binding(7) var<storage, read> ids: array<u32>;
+@group(0) @binding(8) var<storage, read> wall_normal: array<vec4<f32>>;
 // false for DFSPH: viscosity, gravity and the walls' hydrostatic support only (the pressure is
 // solved for; docs/PHYSICS.md, "DFSPH")
 override PRESSURE: bool = true;
 // no-slip walls (params.no_slip_viscosity > 0; WCSPH only): Morris et al.'s laminar friction
 // against wall particles. A pipeline constant, so free-slip scenes do not carry the term.
 override NO_SLIP: bool = false;
+// the walls' approach viscosity (params.wall_approach_viscosity > 0): Monaghan's term on the
+// normal component of the approach to each wall particle, along its normal (docs/PHYSICS.md,
+// "Walls")
+override WALL_APPROACH: bool = true;
 
 struct Acc {
     x: vec3<f32>,
@@ -60,6 +67,18 @@ fn visit(acc: ptr<function, Acc>, j: u32) {
     // the factor kernel_norm * 6 / h^2 of the gradient is applied once, after the loop
     let g = kernel_grad_q(q, params.h * inv_r);
     (*acc).a -= (abs(pj.w) * ((*acc).p_term + p_j + pi_ij) * g) * d;
+    if WALL_APPROACH && !fluid {
+        // the normal line of the wall particle, turned towards this particle
+        var n = wall_normal[ids[j]].xyz;
+        let xn0 = dot(d, n);
+        n = select(n, -n, xn0 < 0.0);
+        let u = dot((*acc).v, n);
+        if u < 0.0 {
+            let pi_n = -params.wall_approach_viscosity * params.viscosity_scale * u * abs(xn0) / (((*acc).rho + rho_j) * (r2 + 0.01 * h2));
+            // along n: (grad W . n) = g (d . n) (times the factor)
+            (*acc).a -= (abs(pj.w) * pi_n * g * abs(xn0)) * n;
+        }
+    }
     if NO_SLIP && !fluid {
         // Morris et al. 1997 laminar viscosity, x_ij . grad W_ij = g r^2 (times the factor)
         let f = abs(pj.w) * ((*acc).rho + rho_j) / ((*acc).rho * rho_j) * g * r2 / (r2 + 0.01 * h2);

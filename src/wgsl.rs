@@ -274,6 +274,8 @@ mod tests {
                 ("pos_mass", Access::Read),
                 ("vel_rho", Access::Read),
                 ("acc_out", Access::ReadWrite),
+                ("ids", Access::Read),
+                ("wall_normal", Access::Read),
                 ("nb_list", Access::Read),
                 ("nb_count", Access::Read)
             ]

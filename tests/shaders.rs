@@ -137,7 +137,7 @@ fn sim_params_layout_matches_wgsl() {
         grid_dims, num_cells, h, rest_density, stiffness, sound_speed, viscosity, wall_viscosity,
         kernel_norm, search_range, capacity, open_faces, solver, adaptive, dt_min, dt_max, cfl,
         density_tolerance, divergence_tolerance, max_iterations, no_slip_viscosity, inv_h, h2, inv_rest_density, viscosity_scale,
-        grad_scale);
+        grad_scale, wall_approach_viscosity);
     assert_eq!(members, rust, "member names and offsets");
     assert_eq!(size as usize, size_of::<SimParams>(), "struct size");
 }

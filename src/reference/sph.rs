@@ -50,6 +50,9 @@ pub struct RefSim {
     pub kappa_total: Vec<f64>,
     pub warm_divergence: Vec<f64>,
     pub warm_pressure: Vec<f64>,
+    /// Each wall particle's normal line by id ([`crate::sim::walls::wall_normals`], as the
+    /// GPU has them), with the approach viscosity; empty without it.
+    pub wall_normals: Vec<[f32; 4]>,
 }
 
 /// What one step measured, chose and iterated.
@@ -92,6 +95,11 @@ impl RefSim {
             kappa_total: vec![0.0; n],
             warm_divergence: vec![0.0; n],
             warm_pressure: vec![0.0; n],
+            wall_normals: if state.params.wall_approach_viscosity > 0.0 {
+                crate::sim::walls::wall_normals(&state.pos_mass, state.params.h)
+            } else {
+                Vec::new()
+            },
         }
     }
 
@@ -245,8 +253,56 @@ impl RefSim {
                     }
                 }
             }
+            // WCSPH only, as on the GPU (DFSPH's step is not measured with it yet)
+            if pressure && p.wall_approach_viscosity > 0.0 {
+                let an = self.wall_approach(i, &nb[i]);
+                for d in 0..3 {
+                    a[d] += an[d];
+                }
+            }
             self.acc[i] = [g[0] + a[0], g[1] + a[1], g[2] + a[2]];
         }
+    }
+
+    /// The walls' approach viscosity on fluid particle `i` (docs/PHYSICS.md, "Walls"): for each
+    /// wall neighbour `b` with normal line `n_b` (turned towards `i`), Monaghan's term with
+    /// `α_n = wall_approach_viscosity` on the normal component of `i`'s approach,
+    /// `Π = −α_n h c 2/(ρ_i + ρ_b) (v_i·n)(x_ib·n)/(r² + 0.01 h²)` while `v_i·n < 0`, along `n`:
+    /// `a_i −= ψ_b Π (∇W_ib·n) n`. Nothing acts along the wall.
+    fn wall_approach(&self, i: usize, nb: &[u32]) -> [f64; 3] {
+        let k = self.kernel();
+        let p = &self.params;
+        let (h, c, alpha) = (p.h as f64, p.sound_speed as f64, p.wall_approach_viscosity as f64);
+        let eta2 = 0.01 * h * h;
+        let (xi, vi) = (self.pos_mass[i], self.vel_rho[i]);
+        let mut a = [0.0f64; 3];
+        for &j in nb {
+            let j = j as usize;
+            let xj = self.pos_mass[j];
+            if xj[3] >= 0.0 {
+                continue;
+            }
+            let x = [xi[0] - xj[0], xi[1] - xj[1], xi[2] - xj[2]];
+            let r2 = x[0] * x[0] + x[1] * x[1] + x[2] * x[2];
+            if !(r2 > 0.0 && r2 < k.h2) {
+                continue;
+            }
+            let m = self.wall_normals[j].map(f64::from);
+            let side = if m[0] * x[0] + m[1] * x[1] + m[2] * x[2] < 0.0 { -1.0 } else { 1.0 };
+            let n = [side * m[0], side * m[1], side * m[2]];
+            let u = vi[0] * n[0] + vi[1] * n[1] + vi[2] * n[2];
+            if u >= 0.0 {
+                continue;
+            }
+            let xn = x[0] * n[0] + x[1] * n[1] + x[2] * n[2];
+            let g = k.grad_r(x, r2.sqrt());
+            let gn = g[0] * n[0] + g[1] * n[1] + g[2] * n[2];
+            let pi = -alpha * h * c * 2.0 / (vi[3] + self.vel_rho[j][3]) * u * xn / (r2 + eta2);
+            for d in 0..3 {
+                a[d] -= xj[3].abs() * pi * gn * n[d];
+            }
+        }
+        a
     }
 
     /// Step 5: symplectic Euler for fluid particles, the non-finite guard, then the domain

@@ -35,6 +35,10 @@ pub struct Physics {
     pub viscosity: f32,
     /// Monaghan artificial viscosity α between fluid and wall particles (0 = free slip).
     pub wall_viscosity: f32,
+    /// Monaghan artificial viscosity α on the normal component of the approach to walls and
+    /// solids, along each wall particle's normal: stops what pressure alone lets through (thin
+    /// sheets, lone particles) and leaves slip along the walls free.
+    pub wall_approach_viscosity: f32,
     /// No-slip walls: the kinematic viscosity ν (m²/s, water 1e-6) of a laminar friction
     /// between fluid and wall particles (Morris et al. 1997), the walls moving with the
     /// extrapolated velocity of Adami et al. 2012; 0 = free slip.
@@ -352,6 +356,7 @@ impl Default for Physics {
             pressure: Pressure::Auto,
             viscosity: 0.05,
             wall_viscosity: 0.0,
+            wall_approach_viscosity: 1.0,
             no_slip_viscosity: 0.0,
             gravity: [0.0, -9.81, 0.0],
             dt: 4e-4,

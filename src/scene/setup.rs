@@ -10,7 +10,6 @@ use crate::sim::layout::CellOrder;
 use crate::sim::params::SimParams;
 use crate::sim::{InitialState, Sim, SimError, SimOptions};
 use glam::{DVec3, Vec3};
-use std::collections::HashMap;
 
 /// Why a scene's state was not built.
 #[derive(Debug, thiserror::Error)]
@@ -179,6 +178,7 @@ pub fn build(scene: &Scene) -> InitialState {
         sound_speed: c,
         viscosity: p.viscosity,
         wall_viscosity: p.wall_viscosity,
+        wall_approach_viscosity: p.wall_approach_viscosity,
         no_slip_viscosity: p.no_slip_viscosity,
         kernel_norm: crate::physics::kernel_norm(hd) as f32,
         capacity: scene.grid.capacity,
@@ -208,7 +208,7 @@ pub fn with_solver(mut params: SimParams, p: &crate::scene::Physics) -> SimParam
     (params.adaptive, params.dt_min, params.dt_max, params.cfl) = match p.time_step {
         TimeStep::Fixed => (0, p.dt, p.dt, 0.0),
         TimeStep::Adaptive { min, max, cfl } => {
-            let max = crate::physics::viscous_dt_limit(params.h as f64, params.viscosity.max(params.wall_viscosity) as f64, params.sound_speed as f64)
+            let max = crate::physics::viscous_dt_limit(params.h as f64, params.viscosity.max(params.wall_viscosity).max(params.wall_approach_viscosity) as f64, params.sound_speed as f64)
                 .map_or(max, |v| max.min(v as f32).max(min));
             let max = crate::physics::laminar_dt_limit(params.h as f64, params.no_slip_viscosity as f64).map_or(max, |v| max.min(v as f32).max(min));
             (1, min, max, cfl)
@@ -223,29 +223,9 @@ pub fn with_solver(mut params: SimParams, p: &crate::scene::Physics) -> SimParam
 /// Akinci volumes ψ_b = ρ0 / Σ_k W(x_b − x_k) over the boundary particles, with a hash grid of
 /// cell h so this stays O(n).
 fn boundary_volumes(x: &[DVec3], h: f64, rho0: f64) -> Vec<f64> {
-    let key = |p: DVec3| ((p.x / h).floor() as i64, (p.y / h).floor() as i64, (p.z / h).floor() as i64);
-    let mut cells: HashMap<(i64, i64, i64), Vec<u32>> = HashMap::new();
-    for (i, p) in x.iter().enumerate() {
-        cells.entry(key(*p)).or_default().push(i as u32);
-    }
-    x.iter()
-        .map(|p| {
-            let (cx, cy, cz) = key(*p);
-            let mut sum = 0.0;
-            for dz in -1..=1 {
-                for dy in -1..=1 {
-                    for dx in -1..=1 {
-                        if let Some(list) = cells.get(&(cx + dx, cy + dy, cz + dz)) {
-                            for &k in list {
-                                sum += cubic_w((*p - x[k as usize]).length(), h);
-                            }
-                        }
-                    }
-                }
-            }
-            rho0 / sum
-        })
-        .collect()
+    let mut sum = vec![0.0; x.len()];
+    crate::sim::walls::for_each_candidate(x, h, |i, k| sum[i] += cubic_w((x[i] - x[k]).length(), h));
+    sum.into_iter().map(|s| rho0 / s).collect()
 }
 
 /// The grid options a scene asks for (what the panel then changes live).

@@ -73,6 +73,7 @@ impl Scene {
         }
         v.finite("physics.viscosity", p.viscosity, "")?;
         v.finite("physics.wall_viscosity", p.wall_viscosity, "")?;
+        v.finite("physics.wall_approach_viscosity", p.wall_approach_viscosity, "")?;
         v.finite("physics.no_slip_viscosity", p.no_slip_viscosity, "m²/s")?;
         for a in 0..3 {
             v.finite(&format!("physics.gravity[{a}]"), p.gravity[a], "m/s²")?;
@@ -92,6 +93,7 @@ impl Scene {
         }
         v.limit("physics.viscosity", p.viscosity, &limits::VISCOSITY)?;
         v.limit("physics.wall_viscosity", p.wall_viscosity, &limits::VISCOSITY)?;
+        v.limit("physics.wall_approach_viscosity", p.wall_approach_viscosity, &limits::VISCOSITY)?;
         v.limit("physics.no_slip_viscosity", p.no_slip_viscosity, &limits::NO_SLIP_VISCOSITY)?;
         if let Some(limit) = crate::physics::laminar_dt_limit(SUPPORT_OVER_SPACING as f64 * p.spacing as f64, p.no_slip_viscosity as f64)
             && p.dt as f64 > limit

@@ -17,10 +17,11 @@ pub enum Mode {
 }
 
 /// Variants: [`super::DIRECT`] (after a reorder) and [`super::THROUGH_SORTED`], in `mode`.
-pub fn new(device: &wgpu::Device, cfg: KernelConfig, rows: bool, mode: Mode, lists: bool) -> Result<Kernel, KernelError> {
+/// With `approach`, the walls' approach viscosity (`params.wall_approach_viscosity` > 0).
+pub fn new(device: &wgpu::Device, cfg: KernelConfig, rows: bool, mode: Mode, lists: bool, approach: bool) -> Result<Kernel, KernelError> {
     let pressure = if mode == Mode::ViscousOnly { 0.0 } else { 1.0 };
     let no_slip = if mode == Mode::PressureNoSlip { 1.0 } else { 0.0 };
-    let mut constants = vec![("PRESSURE", pressure), ("NO_SLIP", no_slip)];
+    let mut constants = vec![("PRESSURE", pressure), ("NO_SLIP", no_slip), ("WALL_APPROACH", if approach { 1.0 } else { 0.0 })];
     constants.extend(super::list_constants(lists));
     super::shader::neighbour_kernel_with(device, &super::shader::FORCE, cfg, rows, &constants)
 }

@@ -22,6 +22,7 @@ pub mod sort_cells;
 pub mod state;
 pub mod time_step;
 pub mod wall_pressure;
+pub mod walls;
 
 use crate::gpu::Gpu;
 use buffers::{CellBuffers, ParticleSet};
@@ -172,7 +173,7 @@ impl Kernels {
             reorder: reorder::new(device, cfg)?,
             density: density::new(device, cfg, rows, lists)?,
             wall_pressure: wall_pressure::new(device, cfg, rows, no_slip)?,
-            force: force::new(device, cfg, rows, force_mode, lists)?,
+            force: force::new(device, cfg, rows, force_mode, lists, !dfsph && params.wall_approach_viscosity > 0.0)?,
             integrate: integrate::new(device, cfg)?,
             emit_plan: emit::plan(device, cfg)?,
             emit_write: emit::write(device, cfg)?,
@@ -207,6 +208,9 @@ struct Fixed {
     sets: [ParticleSet; 2],
     /// Acceleration from sph.force to sph.integrate (transient: not reordered).
     acc: wgpu::Buffer,
+    /// Each wall particle's normal line, by particle id (`vec4`; [`walls::wall_normals`]), for
+    /// sph.force's approach viscosity; a placeholder without it.
+    wall_normal: wgpu::Buffer,
     /// A word per slot, cleared before every WCSPH density pass: sph.density sets it for every
     /// wall particle within h of a fluid particle, and sph.wall_pressure runs its neighbour loop
     /// for those only (transient: not reordered).
@@ -305,7 +309,18 @@ impl Binds {
             force: both(&|s| {
                 k.force.bind(
                     d,
-                    &with(&grid, &[("pos_mass", &s.pos_mass), ("vel_rho", &s.vel_rho), ("acc_out", &f.acc), lists[0], lists[1]]),
+                    &with(
+                        &grid,
+                        &[
+                            ("pos_mass", &s.pos_mass),
+                            ("vel_rho", &s.vel_rho),
+                            ("acc_out", &f.acc),
+                            ("ids", &s.id),
+                            ("wall_normal", &f.wall_normal),
+                            lists[0],
+                            lists[1],
+                        ],
+                    ),
                 )
             })?,
             integrate: both(&|s| {
@@ -522,6 +537,8 @@ impl Sim {
         params.capacity = options.capacity;
         apply_layout(&mut params, &layout, state.params.h);
         let is_dfsph = params.solver == params::SOLVER_DFSPH;
+        // the walls' approach viscosity: WCSPH only so far (docs/PHYSICS.md, "Walls")
+        let approach = !is_dfsph && params.wall_approach_viscosity > 0.0;
         let kernels = Kernels::checked(device, &options, &params, lists)?;
         // every allocation inside one scope: memory the device does not have is an error here
         // (buffers are created unmapped and written after the scope, never mapped while invalid)
@@ -536,6 +553,7 @@ impl Sim {
                 }),
                 sets: [ParticleSet::new(device, "particles.a", n as u64), ParticleSet::new(device, "particles.b", n as u64)],
                 acc: shader::storage(device, "sim.acc", n as u64 * 16),
+                wall_normal: shader::storage(device, "sim.wall_normal", if approach { n as u64 * 16 } else { 16 }),
                 wet: shader::storage(device, "sim.wet", n as u64 * 4),
                 nb_list: shader::storage(device, "sim.nb_list", if lists { n as u64 * 4 * NEIGHBOUR_LIST_MAX as u64 } else { 16 }),
                 nb_count: shader::storage(device, "sim.nb_count", if lists { n as u64 * 4 } else { 16 }),
@@ -559,6 +577,10 @@ impl Sim {
         let ids: Vec<u32> = (0..n).collect();
         for set in &fixed.sets {
             set.write(&gpu.queue, &state.pos_mass, &state.vel_rho, &ids);
+        }
+        if approach {
+            let normals = walls::wall_normals(&state.pos_mass, state.params.h);
+            gpu.queue.write_buffer(&fixed.wall_normal, 0, bytemuck::cast_slice(&normals));
         }
         params.derive();
         gpu.queue.write_buffer(&fixed.params, 0, bytemuck::bytes_of(&params));

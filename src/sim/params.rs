@@ -81,9 +81,13 @@ pub struct SimParams {
     pub viscosity_scale: f32,
     /// Derived: the cubic spline gradient's factor kernel_norm · 6 / h².
     pub grad_scale: f32,
+    /// Monaghan artificial viscosity α on the normal component of the approach to wall
+    /// particles, along each wall particle's normal (docs/PHYSICS.md, "Walls"); 0 = none.
+    pub wall_approach_viscosity: f32,
+    pub _pad: [u32; 3],
 }
 
-const _: () = assert!(std::mem::size_of::<SimParams>() == 176);
+const _: () = assert!(std::mem::size_of::<SimParams>() == 192);
 
 impl SimParams {
     /// Sets the derived members from the others. The neighbour loops read these from the

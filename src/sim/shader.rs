@@ -269,24 +269,24 @@ mod tests {
     #[test]
     fn a_wrong_missing_or_repeated_name_is_an_error_that_names_it() {
         let b = reflected(&FORCE);
-        let good = ["params", "cell_lut", "cell_start", "sorted", "pos_mass", "vel_rho", "acc_out", "nb_list", "nb_count"];
-        assert_eq!(match_names("sph.force", &b, &good).unwrap(), [0, 1, 2, 3, 4, 5, 6, 14, 15]);
+        let good = ["params", "cell_lut", "cell_start", "sorted", "pos_mass", "vel_rho", "acc_out", "ids", "wall_normal", "nb_list", "nb_count"];
+        assert_eq!(match_names("sph.force", &b, &good).unwrap(), [0, 1, 2, 3, 4, 5, 6, 7, 8, 14, 15]);
         // any order: numbers follow the names
         assert_eq!(
             match_names(
                 "sph.force",
                 &b,
-                &["nb_count", "nb_list", "acc_out", "vel_rho", "pos_mass", "sorted", "cell_start", "cell_lut", "params"]
+                &["nb_count", "nb_list", "wall_normal", "ids", "acc_out", "vel_rho", "pos_mass", "sorted", "cell_start", "cell_lut", "params"]
             )
             .unwrap(),
-            [15, 14, 6, 5, 4, 3, 2, 1, 0]
+            [15, 14, 8, 7, 6, 5, 4, 3, 2, 1, 0]
         );
         let mut typo = good;
         typo[5] = "vel_rh";
         let e = match_names("sph.force", &b, &typo).unwrap_err();
         assert!(matches!(&e, KernelError::UnknownName { name, .. } if name == "vel_rh"), "{e}");
         assert!(e.to_string().contains("`vel_rho`"), "lists what the shader binds: {e}");
-        let e = match_names("sph.force", &b, &good[..8]).unwrap_err();
+        let e = match_names("sph.force", &b, &good[..10]).unwrap_err();
         assert_eq!(e, KernelError::MissingName { label: "sph.force".into(), name: "nb_count".into() });
         let mut twice = good.to_vec();
         twice.push("params");
