@@ -92,6 +92,10 @@ struct BenchArgs {
     /// fixed dt). Default: the scene's (WCSPH).
     #[arg(long, value_delimiter = ',')]
     solver: Vec<SolverArg>,
+    /// The walls' approach viscosity in the step timings (comma separated: on, off; on is the
+    /// scene's α_n, off 0). Default: the scene's.
+    #[arg(long, value_delimiter = ',')]
+    wall_approach: Vec<Switch>,
     /// DFSPH's most iterations per solve (comma separated), for step timings and realtime runs.
     /// Default: the scene's.
     #[arg(long, value_delimiter = ',')]
@@ -281,6 +285,20 @@ fn run_bench(mut a: BenchArgs) -> anyhow::Result<()> {
                 scenes.push((format!("{count} dfsph it {m}"), s));
             }
         }
+    }
+    if !a.wall_approach.is_empty() {
+        scenes = scenes
+            .into_iter()
+            .flat_map(|(count, scene)| {
+                a.wall_approach.iter().map(move |&w| {
+                    let mut s = scene.clone();
+                    if w == Switch::Off {
+                        s.physics.wall_approach_viscosity = 0.0;
+                    }
+                    (format!("{count}{}", if w == Switch::Off { " no-approach" } else { "" }), s)
+                })
+            })
+            .collect();
     }
     for (count, scene) in &scenes {
         let scene = scene.clone();
