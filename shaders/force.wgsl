@@ -35,6 +35,10 @@ struct Acc {
     // * kernel_grad_q r^2 / (r^2 + 0.01 h^2) * (v_i - v_b) (without nu * kernel_norm * 6 / h^2)
     friction: vec3<f32>,
     self_slot: u32,
+    // the walls' approach viscosity: its acceleration, and the rate at which it damps the
+    // approach (the sum of the pairs' coefficients of |u|), both without the gradient factor
+    approach: vec3<f32>,
+    rate: f32,
 }
 
 fn visit(acc: ptr<function, Acc>, j: u32) {
@@ -74,9 +78,10 @@ fn visit(acc: ptr<function, Acc>, j: u32) {
         n = select(n, -n, xn0 < 0.0);
         let u = dot((*acc).v, n);
         if u < 0.0 {
-            let pi_n = -params.wall_approach_viscosity * params.viscosity_scale * u * abs(xn0) / (((*acc).rho + rho_j) * (r2 + 0.01 * h2));
-            // along n: (grad W . n) = g (d . n) (times the factor)
-            (*acc).a -= (abs(pj.w) * pi_n * g * abs(xn0)) * n;
+            let k = abs(pj.w) * params.wall_approach_viscosity * params.viscosity_scale * xn0 * xn0 / (((*acc).rho + rho_j) * (r2 + 0.01 * h2));
+            // along n: Π_n (grad W . n) with Π_n = −k' u |x.n|, (grad W . n) = g (d . n) (times the factor)
+            (*acc).approach += (k * g * u) * n;
+            (*acc).rate -= k * g;
         }
     }
     if NO_SLIP && !fluid {
@@ -103,10 +108,19 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if PRESSURE {
         p_i = tait_pressure(vi.w, params.inv_rest_density);
     }
-    var acc = Acc(pi.xyz, p_i / (vi.w * vi.w), vi.xyz, vi.w, vec3<f32>(0.0), vec3<f32>(0.0), i);
+    var acc = Acc(pi.xyz, p_i / (vi.w * vi.w), vi.xyz, vi.w, vec3<f32>(0.0), vec3<f32>(0.0), i, vec3<f32>(0.0), 0.0);
     neighbour_walk(i, pi.xyz, &acc);
     let grad_scale = params.grad_scale;
     var a = acc.a * grad_scale + params.gravity;
+    if WALL_APPROACH {
+        // WCSPH: as it is (its acoustic step keeps rate · dt below 2); DFSPH, whose step resolves
+        // no sound: at most the approach removed in one step
+        var limit = 1.0;
+        if !PRESSURE {
+            limit = min(1.0, 1.0 / max(acc.rate * grad_scale * params.dt, 1e-30));
+        }
+        a += acc.approach * (grad_scale * limit);
+    }
     if NO_SLIP {
         a += acc.friction * (params.no_slip_viscosity * grad_scale);
     }

@@ -475,6 +475,10 @@ fn a_fast_thin_sheet_does_not_get_through_a_free_slip_wall() {
     let fastest = rows.iter().map(|r| r[speed]).fold(0.0, f64::max);
     assert_eq!(rows.last().unwrap()[clamps], 0.0, "the front got through the wall");
     assert!(fastest < 5.0, "fastest particle {fastest} m/s (the sheet ran at 3)");
+    // DFSPH, with the term limited by its step: held too (11 230 clamps without it)
+    let (o, probes) = run("held-dfsph", sheet(0.4, ", solver: DFSPH"), "1400");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(assert_csv_complete(&probes).last().unwrap()[clamps], 0.0, "DFSPH: the front got through the wall");
     // without the approach viscosity the same sheet gets through: the case is a real test
     let (o, probes) = run("leaks", sheet(0.4, ", wall_approach_viscosity: 0"), "400");
     assert!(matches!(o.status.code(), Some(0) | Some(3)), "{}", stderr(&o));

@@ -253,11 +253,12 @@ impl RefSim {
                     }
                 }
             }
-            // WCSPH only, as on the GPU (DFSPH's step is not measured with it yet)
-            if pressure && p.wall_approach_viscosity > 0.0 {
-                let an = self.wall_approach(i, &nb[i]);
+            if p.wall_approach_viscosity > 0.0 {
+                let (an, rate) = self.wall_approach(i, &nb[i]);
+                // DFSPH (whose step resolves no sound): at most the approach removed in one step
+                let limit = if pressure { 1.0 } else { (1.0 / (rate * p.dt as f64)).min(1.0) };
                 for d in 0..3 {
-                    a[d] += an[d];
+                    a[d] += an[d] * limit;
                 }
             }
             self.acc[i] = [g[0] + a[0], g[1] + a[1], g[2] + a[2]];
@@ -268,14 +269,16 @@ impl RefSim {
     /// wall neighbour `b` with normal line `n_b` (turned towards `i`), Monaghan's term with
     /// `α_n = wall_approach_viscosity` on the normal component of `i`'s approach,
     /// `Π = −α_n h c 2/(ρ_i + ρ_b) (v_i·n)(x_ib·n)/(r² + 0.01 h²)` while `v_i·n < 0`, along `n`:
-    /// `a_i −= ψ_b Π (∇W_ib·n) n`. Nothing acts along the wall.
-    fn wall_approach(&self, i: usize, nb: &[u32]) -> [f64; 3] {
+    /// `a_i −= ψ_b Π (∇W_ib·n) n`. Nothing acts along the wall. Also the rate κ at which it
+    /// damps the approach (the sum of the pairs' coefficients of |u|, 1/s).
+    fn wall_approach(&self, i: usize, nb: &[u32]) -> ([f64; 3], f64) {
         let k = self.kernel();
         let p = &self.params;
         let (h, c, alpha) = (p.h as f64, p.sound_speed as f64, p.wall_approach_viscosity as f64);
         let eta2 = 0.01 * h * h;
         let (xi, vi) = (self.pos_mass[i], self.vel_rho[i]);
         let mut a = [0.0f64; 3];
+        let mut rate = 0.0;
         for &j in nb {
             let j = j as usize;
             let xj = self.pos_mass[j];
@@ -301,8 +304,9 @@ impl RefSim {
             for d in 0..3 {
                 a[d] -= xj[3].abs() * pi * gn * n[d];
             }
+            rate += (xj[3].abs() * pi * gn / u).abs();
         }
-        a
+        (a, rate)
     }
 
     /// Step 5: symplectic Euler for fluid particles, the non-finite guard, then the domain

@@ -205,7 +205,8 @@ pub fn build(scene: &Scene) -> InitialState {
 pub fn with_solver(mut params: SimParams, p: &crate::scene::Physics) -> SimParams {
     use crate::scene::TimeStep;
     params.solver = p.solver.code();
-    // the walls' approach viscosity acts in WCSPH's step only (docs/PHYSICS.md, "Walls")
+    // the walls' approach viscosity's viscous bound holds WCSPH's explicit term; DFSPH's is
+    // limited by its own step instead (docs/PHYSICS.md, "Walls")
     let approach = if p.solver == crate::scene::Solver::Wcsph { params.wall_approach_viscosity } else { 0.0 };
     (params.adaptive, params.dt_min, params.dt_max, params.cfl) = match p.time_step {
         TimeStep::Fixed => (0, p.dt, p.dt, 0.0),

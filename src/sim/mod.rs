@@ -173,7 +173,7 @@ impl Kernels {
             reorder: reorder::new(device, cfg)?,
             density: density::new(device, cfg, rows, lists)?,
             wall_pressure: wall_pressure::new(device, cfg, rows, no_slip)?,
-            force: force::new(device, cfg, rows, force_mode, lists, !dfsph && params.wall_approach_viscosity > 0.0)?,
+            force: force::new(device, cfg, rows, force_mode, lists, params.wall_approach_viscosity > 0.0)?,
             integrate: integrate::new(device, cfg)?,
             emit_plan: emit::plan(device, cfg)?,
             emit_write: emit::write(device, cfg)?,
@@ -537,8 +537,8 @@ impl Sim {
         params.capacity = options.capacity;
         apply_layout(&mut params, &layout, state.params.h);
         let is_dfsph = params.solver == params::SOLVER_DFSPH;
-        // the walls' approach viscosity: WCSPH only so far (docs/PHYSICS.md, "Walls")
-        let approach = !is_dfsph && params.wall_approach_viscosity > 0.0;
+        // the walls' approach viscosity (docs/PHYSICS.md, "Walls")
+        let approach = params.wall_approach_viscosity > 0.0;
         let kernels = Kernels::checked(device, &options, &params, lists)?;
         // every allocation inside one scope: memory the device does not have is an error here
         // (buffers are created unmapped and written after the scope, never mapped while invalid)
