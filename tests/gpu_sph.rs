@@ -166,6 +166,44 @@ fn walls_without_fluid_return_to_rest_density() {
     assert!(worst < 1e-5, "wall density off by {worst:.2e} relative");
 }
 
+/// The walls' approach viscosity (docs/PHYSICS.md, step 4): the fallen drop thrown at the floor
+/// and two walls (2 m/s down, 2 and 1 m/s sideways); the GPU's accelerations match the twin's,
+/// and the term moves them far more than that tolerance, so the comparison sees it.
+#[test]
+fn the_walls_approach_viscosity_matches_the_twin() {
+    let (_, mut state) = fallen_drop();
+    assert_eq!(state.params.wall_approach_viscosity, 1.0, "the default");
+    for (p, v) in state.pos_mass.iter().zip(state.vel_rho.iter_mut()) {
+        if p[3] > 0.0 {
+            v[0] += 2.0;
+            v[1] -= 2.0;
+            v[2] += 1.0;
+        }
+    }
+    let step = one_step(&state, options(1));
+    let worst = step.acceleration_errors().iter().map(|e| e.1).fold(0.0, f64::max);
+    let mut off = state.clone();
+    off.params.wall_approach_viscosity = 0.0;
+    let mut cpu = RefSim::new(&off);
+    let nb = cpu.neighbours();
+    cpu.compute_density(&nb);
+    cpu.compute_wall_pressure(&nb);
+    cpu.compute_forces(&nb);
+    let g = 9.81;
+    let moved = (0..cpu.n_particles())
+        .filter(|&i| cpu.is_fluid(i))
+        .map(|i| {
+            let (a, b) = (step.cpu.acc[i], cpu.acc[i]);
+            let an = (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt();
+            ((0..3).map(|d| (a[d] - b[d]).powi(2)).sum::<f64>().sqrt(), an)
+        })
+        .map(|(d, an)| d / (an + g))
+        .fold(0.0, f64::max);
+    eprintln!("approach viscosity: GPU against twin worst {worst:.2e} of (|a| + |g|); the term moves accelerations by up to {moved:.2e}");
+    assert!(worst < 5e-4, "acceleration off by {worst:.2e}");
+    assert!(moved > 0.05, "the term should matter here ({moved:.2e})");
+}
+
 #[test]
 fn density_and_force_match_the_cpu_twin() {
     let (_, state) = fallen_drop();
