@@ -83,16 +83,22 @@ impl Recorder {
         RecorderStops { recorder: self, device }
     }
 
-    /// In the frame's encoder, where the simulation stands: the copy of the particle buffers
-    /// when a frame is due (a recorded step, or "Export frame" after the frame's steps). Never
-    /// waits; a frame due while every staging buffer is in flight is skipped (and counted).
+    /// After the frame's steps, in its encoder: the copy of the particle buffers when a frame is
+    /// due ("Export frame", or a recorded step the frame's stops did not take). Never waits; a
+    /// frame due while every staging buffer is in flight is skipped (and counted).
     pub fn record(&mut self, device: &wgpu::Device, encoder: &mut wgpu::CommandEncoder, sim: &Sim) {
+        let shot = std::mem::take(&mut self.one_shot);
+        self.copy_if_due(device, encoder, sim, shot);
+    }
+
+    /// The copy of the state where the simulation stands, if `shot` or a recorded step is due;
+    /// a recorded step moves `next_step` on to the next multiple of `every`.
+    fn copy_if_due(&mut self, device: &wgpu::Device, encoder: &mut wgpu::CommandEncoder, sim: &Sim, shot: bool) {
         let step = sim.steps();
         let recorded_step = self.recording && step >= self.next_step;
-        if !(self.one_shot || recorded_step) || self.error.is_some() {
+        if !(shot || recorded_step) || self.error.is_some() {
             return;
         }
-        self.one_shot = false;
         if recorded_step {
             self.next_step = (step / self.every + 1) * self.every;
         }
@@ -210,12 +216,8 @@ impl crate::app::driver::StepStops for RecorderStops<'_> {
     fn due(&self) -> Option<u64> {
         self.recorder.due()
     }
+    /// The recorded step only: "Export frame" waits for the end of the frame's steps.
     fn at(&mut self, encoder: &mut wgpu::CommandEncoder, sim: &Sim) {
-        let before = self.recorder.next_step;
-        self.recorder.record(self.device, encoder, sim);
-        if self.recorder.due() == Some(before) {
-            // nothing recorded (an export error): never stop at this step again
-            self.recorder.next_step = sim.steps() + 1;
-        }
+        self.recorder.copy_if_due(self.device, encoder, sim, false);
     }
 }

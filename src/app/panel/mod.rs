@@ -760,8 +760,6 @@ mod tests {
         assert_eq!(time_step_line(&dfsph, None), ("dt = 1.0e-4 s (fixed)".to_string(), false));
     }
 
-    /// The panel with a DFSPH sample and a solver chosen but not yet in force: showing it keeps
-    /// the choice (and asks for nothing); the running solver is what the parameters say.
     /// "GPU time per step" lists the passes the step recorded and no others (it once showed all
     /// 17 of them, "–" for the ten a WCSPH scene does not run), in step order.
     #[test]
@@ -774,6 +772,8 @@ mod tests {
         assert_eq!(rows, vec![("grid.count", 1.0), ("sph.force", 2.0)]);
     }
 
+    /// The panel with a DFSPH sample and a solver chosen but not yet in force: showing it keeps
+    /// the choice (and asks for nothing); the running solver is what the parameters say.
     #[test]
     fn a_chosen_solver_waits_for_the_next_build() {
         let dfsph = SimParams { solver: SOLVER_DFSPH, adaptive: 1, dt_min: 1e-5, dt_max: 1e-3, max_iterations: 50, ..params() };
