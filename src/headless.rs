@@ -11,6 +11,9 @@
 //! - `run.json`: what ran (scene, resolution, solver, dt, speed of sound, adapter, timing),
 //!   written at the start (outcome `running`) and at the end (with the simulated time reached and
 //!   the dt seen);
+//! - `leaks.csv` (scenes with solids): each fluid particle found inside a solid at a probe — step,
+//!   time, id, position, velocity, density — at most [`LEAK_ROWS`] a probe; only the header when
+//!   none leaked;
 //! - `particles/`: the exported frames (`--export`, [`crate::export`]);
 //! - `checkpoint.bin`: the state to resume from (`--checkpoint-every`, an interruption;
 //!   [`crate::checkpoint`]).
@@ -490,7 +493,8 @@ fn finish_run(r: RunResult, out: &Path, scene: &Scene) -> anyhow::Result<()> {
     }
     if !scene.solids.is_empty() {
         let most = r.rows.iter().map(|row| row.inside_solids).max().unwrap_or(0);
-        eprintln!("fluid particles inside solids (leaks): {} now, at most {most} at any probe", last.inside_solids);
+        let listed = if most > 0 { format!(" (each listed in {})", out.join(LEAKS_FILE).display()) } else { String::new() };
+        eprintln!("fluid particles inside solids (leaks): {} now, at most {most} at any probe{listed}", last.inside_solids);
     }
     if !scene.emitters.is_empty() || !scene.walls.open.is_empty() {
         eprintln!(
@@ -622,6 +626,10 @@ pub fn run_scene(
             Some(CsvFile::append(&path)?)
         }
         None => None,
+    };
+    let mut leaks = match out {
+        Some(dir) if !scene.solids.is_empty() => Some(leak_log(&dir.join(LEAKS_FILE), resumed)?),
+        _ => None,
     };
 
     let label = if scene.name.is_empty() { scene_label.to_string() } else { scene.name.clone() };
@@ -773,7 +781,13 @@ pub fn run_scene(
             [row.outflow, row.emitted, row.starved] = flow(&d);
             row.set_step_columns(&d);
             if !solids.is_empty() {
-                row.inside_solids = probe::fluid(&p).filter(|(x, ..)| solids.contains(glam::DVec3::from(*x))).count() as u32;
+                let inside = leaked(&p, &solids);
+                row.inside_solids = inside.len() as u32;
+                if let Some(w) = leaks.as_mut() {
+                    for line in inside.iter().take(LEAK_ROWS).map(|l| l.csv(step, time)) {
+                        w.line(&line)?;
+                    }
+                }
             }
             if row.starved > 0 && !starved_warned {
                 starved_warned = true;
@@ -897,6 +911,61 @@ pub fn run_scene(
 
 /// A CSV file written line by line: a line is written whole or not at all (on an error — a full
 /// disk — the file is cut back to its last complete line), and every error names the file.
+/// The leak log of a run folder.
+pub const LEAKS_FILE: &str = "leaks.csv";
+/// At most this many rows of `leaks.csv` a probe (the count in probes.csv is complete).
+pub const LEAK_ROWS: usize = 100;
+const LEAKS_HEADER: &str = "step,time_s,id,x,y,z,vx,vy,vz,density";
+
+/// A fluid particle inside a solid, as `leaks.csv` lists it.
+struct Leak {
+    id: u32,
+    x: [f32; 3],
+    v: [f32; 3],
+    density: f32,
+}
+
+impl Leak {
+    fn csv(&self, step: u64, time: f64) -> String {
+        let [x, y, z] = self.x;
+        let [vx, vy, vz] = self.v;
+        format!("{step},{time:.7},{},{x:.6},{y:.6},{z:.6},{vx:.4},{vy:.4},{vz:.4},{:.2}", self.id, self.density)
+    }
+}
+
+/// The fluid particles inside the solids (deeper than the mask's quarter spacing), in id order.
+fn leaked(p: &crate::sim::instruments::Particles, solids: &crate::scene::bodies::SolidMask) -> Vec<Leak> {
+    let mut inside: Vec<Leak> = p
+        .pos_mass
+        .iter()
+        .zip(&p.vel_rho)
+        .zip(&p.id)
+        .filter(|((x, _), _)| x[3] > 0.0 && solids.contains(glam::DVec3::new(x[0] as f64, x[1] as f64, x[2] as f64)))
+        .map(|((x, v), &id)| Leak { id, x: [x[0], x[1], x[2]], v: [v[0], v[1], v[2]], density: v[3] })
+        .collect();
+    inside.sort_by_key(|l| l.id);
+    inside
+}
+
+/// `leaks.csv`: a new file with its header, or a resumed run's cut back to the checkpoint's step.
+fn leak_log(path: &Path, resumed: Option<u64>) -> anyhow::Result<CsvFile> {
+    let mut kept = vec![LEAKS_HEADER.to_string()];
+    if let Some(from) = resumed {
+        // a run of an older version has no leak log: it starts anew
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        for line in text.lines().skip(1) {
+            let complete = line.split(',').count() == LEAKS_HEADER.split(',').count();
+            match line.split(',').next().and_then(|s| s.parse::<u64>().ok()) {
+                Some(step) if complete && step <= from => kept.push(line.to_string()),
+                // a line cut short by a crash can only come after the checkpoint's rows
+                _ => break,
+            }
+        }
+    }
+    write_whole(path, format!("{}\n", kept.join("\n")).as_bytes())?;
+    CsvFile::append(path)
+}
+
 struct CsvFile {
     file: std::fs::File,
     path: PathBuf,
@@ -994,6 +1063,47 @@ pub fn utc_date() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The leak log lists the fluid particles inside a solid (and no free slot, no particle
+    /// outside or only at the surface), in id order; a resumed run keeps its rows up to the
+    /// checkpoint's step and drops a line cut short.
+    #[test]
+    fn leaks_are_listed_and_resumed() {
+        let scene = Scene::parse(
+            "(domain: (min: (0, 0, 0), max: (1, 1, 1)), fluid: [(min: (0, 0, 0), max: (0.2, 0.2, 0.2))],
+              solids: [Box(center: (0.6, 0.5, 0.5), size: (0.2, 0.2, 0.2))], physics: (spacing: 0.02))",
+            "leaks.ron",
+        )
+        .unwrap();
+        let solids = crate::scene::bodies::SolidMask::new(&scene);
+        let at = |x: f32, w: f32| [x, 0.5, 0.5, w];
+        let p = crate::sim::instruments::Particles {
+            // deep inside; inside but a free slot; outside; at the face (within the quarter spacing)
+            pos_mass: vec![at(0.6, 1.0), at(0.62, 0.0), at(0.3, 1.0), at(0.503, 1.0), at(0.55, 1.0)],
+            vel_rho: vec![[1.0, 2.0, 3.0, 1001.0]; 5],
+            id: vec![7, 1, 2, 3, 4],
+            pressure: None,
+        };
+        let inside = leaked(&p, &solids);
+        assert_eq!(inside.iter().map(|l| l.id).collect::<Vec<_>>(), [4, 7]);
+        assert_eq!(inside[1].csv(10, 0.5), "10,0.5000000,7,0.600000,0.500000,0.500000,1.0000,2.0000,3.0000,1001.00");
+
+        let dir = std::env::temp_dir().join(format!("rillet-leaks-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(LEAKS_FILE);
+        let mut log = leak_log(&path, None).unwrap();
+        for step in [10, 20, 30] {
+            log.line(&inside[0].csv(step, step as f64 * 0.05)).unwrap();
+        }
+        drop(log);
+        std::fs::write(&path, std::fs::read_to_string(&path).unwrap() + "40,2.0,4,0.5").unwrap();
+        leak_log(&path, Some(20)).unwrap();
+        let steps: Vec<String> = std::fs::read_to_string(&path).unwrap().lines().map(|l| l.split(',').next().unwrap().to_string()).collect();
+        assert_eq!(steps, ["step", "10", "20"]);
+        leak_log(&path, None).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), format!("{LEAKS_HEADER}\n"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn velocity_argument() {
