@@ -67,6 +67,18 @@ impl Primitive {
         }
     }
 
+    /// Signed distance to the shape with its convex edges and corners rounded to radius `r`
+    /// (the shape shrunk by `r`, then grown by `r` again): the same as [`Self::signed_distance`]
+    /// on a face, and near an edge the distance to a curved edge of radius `r`.
+    pub fn rounded_signed_distance(&self, p: DVec3, r: f64) -> f64 {
+        let shrunk = match *self {
+            Primitive::Box { half } => Primitive::Box { half: (half - DVec3::splat(r)).max(DVec3::ZERO) },
+            Primitive::Sphere { radius } => Primitive::Sphere { radius: (radius - r).max(0.0) },
+            Primitive::Cylinder { radius, half_height } => Primitive::Cylinder { radius: (radius - r).max(0.0), half_height: (half_height - r).max(0.0) },
+        };
+        shrunk.signed_distance(p) - r
+    }
+
     /// Half the extent of a box around the shape, in its own frame.
     pub fn half_extent(&self) -> DVec3 {
         match *self {
