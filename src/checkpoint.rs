@@ -132,7 +132,7 @@ impl Checkpoint {
 
     /// Reads `path`.
     pub fn load(path: &Path) -> anyhow::Result<Self> {
-        let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let bytes = crate::files::read_regular(path).with_context(|| format!("cannot read {}", path.display()))?;
         Ok(Self::from_bytes(&bytes, &path.display().to_string())?)
     }
 

@@ -493,3 +493,43 @@ fn a_fast_thin_sheet_does_not_get_through_a_free_slip_wall() {
     let (with, without) = (momentum("", "slide"), momentum(", wall_approach_viscosity: 0", "slide-off"));
     assert!((with - without).abs() <= 2e-3 * without.abs(), "momentum along the floor {with} against {without} without the term");
 }
+
+/// Runs `c` and returns its output, failing the test if it has not ended within `secs`.
+fn output_within(c: &mut Command, secs: u64) -> Output {
+    let mut child = c.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed().as_secs() > secs {
+            let _ = child.kill();
+            panic!("still running after {secs} s: {c:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// A FIFO (or a folder) given as the scene file or as a mesh is refused at once, naming it,
+/// instead of blocking in open() until a writer comes.
+#[cfg(unix)]
+#[test]
+fn a_fifo_as_scene_or_mesh_is_refused_at_once() {
+    let dir = folder("fifo");
+    let pipe = dir.join("pipe.obj");
+    assert!(Command::new("mkfifo").arg(&pipe).status().unwrap().success());
+    let o = output_within(rillet().arg("run").arg(&pipe).arg("--out").arg(dir.join("out")), 60);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("pipe.obj") && err.contains("not a regular file"), "{err}");
+    let scene = write_scene(
+        &dir,
+        "(domain: (min: (0, 0, 0), max: (1, 1, 1)), fluid: [(min: (0, 0, 0), max: (0.2, 0.2, 0.2))],
+          solids: [Mesh(path: \"pipe.obj\", translation: (0.5, 0.5, 0.5))], physics: (spacing: 0.05))",
+    );
+    let o = output_within(rillet().arg("run").arg(&scene).arg("--out").arg(dir.join("out")), 60);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("pipe.obj") && err.contains("not a regular file") && err.contains("solids[0]"), "{err}");
+    let o = output_within(rillet().arg("run").arg(&dir).arg("--out").arg(dir.join("out")), 60);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("a folder"), "{}", stderr(&o));
+}

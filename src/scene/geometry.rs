@@ -126,7 +126,7 @@ impl TriMesh {
         if !matches!(ext.as_deref(), Some("obj" | "stl")) {
             return Err(MeshError::Read("the file name must end in .obj or .stl".into()));
         }
-        let bytes = std::fs::read(path).map_err(|e| MeshError::Read(e.to_string()))?;
+        let bytes = crate::files::read_regular(path).map_err(|e| MeshError::Read(e.to_string()))?;
         let mesh = match ext.as_deref() {
             Some("obj") => {
                 let options = tobj::LoadOptions { triangulate: true, single_index: true, ..Default::default() };

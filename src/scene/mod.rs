@@ -75,7 +75,7 @@ impl Scene {
     /// Reads, parses and validates a scene file.
     pub fn load(path: &std::path::Path) -> Result<Scene, SceneError> {
         let file = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|source| SceneError::Io { file: file.clone(), source })?;
+        let bytes = crate::files::read_regular(path).map_err(|source| SceneError::Io { file: file.clone(), source })?;
         let text = String::from_utf8(bytes).map_err(|e| {
             let bytes = e.as_bytes();
             let utf16 = bytes.starts_with(&[0xff, 0xfe]) || bytes.starts_with(&[0xfe, 0xff]);
