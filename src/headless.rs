@@ -536,13 +536,23 @@ pub fn block_ranges(scene: &Scene) -> Vec<std::ops::Range<usize>> {
         .collect()
 }
 
-/// Sets the initial velocity of whole fluid blocks.
+/// Sets the initial velocity of whole fluid blocks, held to the range a scene's `velocity` has
+/// (below half the speed of sound).
 pub fn set_block_velocities(scene: &Scene, state: &mut InitialState, velocities: &[(usize, [f32; 3])]) -> anyhow::Result<()> {
     let ranges = block_ranges(scene);
+    let (c, _) = crate::scene::setup::resolve_pressure(scene);
     for &(block, v) in velocities {
         let range = ranges
             .get(block)
             .with_context(|| format!("--velocity {block}:…: the scene has {} fluid blocks (0..{})", ranges.len(), ranges.len()))?;
+        let speed = glam::Vec3::from(v).as_dvec3().length();
+        anyhow::ensure!(
+            speed < 0.5 * c as f64,
+            "--velocity {block}:{}: speed {} m/s out of range: allowed below half the speed of sound, {:.4} m/s (c = {c:.4} m/s), as a scene's fluid velocity",
+            v.map(|x| if x.abs() < 1e6 { x.to_string() } else { format!("{x:e}") }).join(","),
+            if speed < 1e6 { format!("{speed:.4}") } else { format!("{speed:.3e}") },
+            0.5 * c
+        );
         for i in range.clone() {
             state.vel_rho[i][..3].copy_from_slice(&v);
         }

@@ -437,6 +437,9 @@ fn out_of_range_options_are_refused_not_run() {
         vec!["bench", "--cell-size", "100"],
         vec!["bench", "--particles", "0.4"],
         vec!["--substeps", "0"],
+        // a velocity the scene file would refuse (below half the speed of sound, c ≈ 25 m/s)
+        vec!["run", scene.to_str().unwrap(), "--velocity", "0:30,0,0", "--steps", "10", "--out", dir.to_str().unwrap()],
+        vec!["run", scene.to_str().unwrap(), "--velocity", "0:1e30,0,0", "--steps", "10", "--out", dir.to_str().unwrap()],
     ] {
         let o = rillet().args(&args).output().unwrap();
         let err = stderr(&o);

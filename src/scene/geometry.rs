@@ -118,18 +118,78 @@ fn vec_text(v: DVec3) -> String {
     format!("({:.4}, {:.4}, {:.4})", v.x, v.y, v.z)
 }
 
+/// Triangles (corner indices) covering a simple polygon in 3D, by ear clipping in the plane
+/// of its Newell normal, keeping its winding; `None` for a polygon without area or with
+/// crossing edges (no ear left). Fewer than three corners give no triangle.
+pub fn triangulate_polygon(points: &[DVec3]) -> Option<Vec<[usize; 3]>> {
+    let n = points.len();
+    if n < 3 {
+        return Some(vec![]);
+    }
+    if n == 3 {
+        return Some(vec![[0, 1, 2]]);
+    }
+    let mut normal = DVec3::ZERO;
+    for i in 0..n {
+        let (a, b) = (points[i], points[(i + 1) % n]);
+        normal += DVec3::new((a.y - b.y) * (a.z + b.z), (a.z - b.z) * (a.x + b.x), (a.x - b.x) * (a.y + b.y));
+    }
+    let scale = points.iter().map(|p| (*p - points[0]).length()).fold(0.0, f64::max);
+    if !(normal.length() > 1e-12 * scale * scale) {
+        return None;
+    }
+    // two axes of the plane, so that the polygon runs counter-clockwise in them
+    let u = normal.any_orthonormal_vector();
+    let v = normal.normalize().cross(u);
+    let flat: Vec<glam::DVec2> = points.iter().map(|p| glam::DVec2::new(p.dot(u), p.dot(v))).collect();
+    let cross = |o: glam::DVec2, a: glam::DVec2, b: glam::DVec2| (a - o).perp_dot(b - o);
+    let eps = 1e-12 * scale * scale;
+    let mut left: Vec<usize> = (0..n).collect();
+    let mut out = Vec::with_capacity(n - 2);
+    while left.len() > 3 {
+        let m = left.len();
+        let ear = (0..m).find(|&k| {
+            let (a, b, c) = (flat[left[(k + m - 1) % m]], flat[left[k]], flat[left[(k + 1) % m]]);
+            if cross(a, b, c) <= eps {
+                return false; // a reflex or flat corner
+            }
+            // no other corner inside or on the triangle
+            left.iter().all(|&j| {
+                let p = flat[j];
+                j == left[(k + m - 1) % m] || j == left[k] || j == left[(k + 1) % m] || cross(a, b, p) < -eps || cross(b, c, p) < -eps || cross(c, a, p) < -eps
+            })
+        })?;
+        out.push([left[(ear + m - 1) % m], left[ear], left[(ear + 1) % m]]);
+        left.remove(ear);
+    }
+    let (a, b, c) = (flat[left[0]], flat[left[1]], flat[left[2]]);
+    if cross(a, b, c) <= eps {
+        return None;
+    }
+    out.push([left[0], left[1], left[2]]);
+    Some(out)
+}
+
 impl TriMesh {
-    /// Reads an OBJ (any object, faces triangulated) or an STL file (ASCII or binary), by the
-    /// file's extension.
+    /// Reads an OBJ (any object; polygons triangulated by ear clipping, so concave faces are
+    /// right) or an STL file (ASCII or binary), by the file's extension. A UTF-8 byte-order mark
+    /// before a text mesh is skipped.
     pub fn load(path: &std::path::Path) -> Result<TriMesh, MeshError> {
         let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
         if !matches!(ext.as_deref(), Some("obj" | "stl")) {
             return Err(MeshError::Read("the file name must end in .obj or .stl".into()));
         }
-        let bytes = crate::files::read_regular(path).map_err(|e| MeshError::Read(e.to_string()))?;
+        let mut bytes = crate::files::read_regular(path).map_err(|e| MeshError::Read(e.to_string()))?;
+        // a UTF-8 byte-order mark, as some editors write, before a text mesh (an OBJ, an ASCII
+        // STL; a binary STL's 80-byte header may start with any bytes and is left alone)
+        const BOM: &[u8] = b"\xEF\xBB\xBF";
+        if bytes.starts_with(BOM) && (ext.as_deref() == Some("obj") || bytes[BOM.len()..].trim_ascii_start().starts_with(b"solid")) {
+            bytes.drain(..BOM.len());
+        }
         let mesh = match ext.as_deref() {
             Some("obj") => {
-                let options = tobj::LoadOptions { triangulate: true, single_index: true, ..Default::default() };
+                // polygons are triangulated here (ear clipping): tobj's fan crosses a concave face's notch
+                let options = tobj::LoadOptions { triangulate: false, single_index: true, ..Default::default() };
                 // materials are not read: a mesh is only its shape
                 let (models, _) = tobj::load_obj_buf(&mut std::io::Cursor::new(&bytes), &options, |_| Err(tobj::LoadError::OpenFileFailed))
                     .map_err(|e| MeshError::Read(format!("not a valid OBJ file ({e})")))?;
@@ -138,7 +198,29 @@ impl TriMesh {
                     let base = mesh.vertices.len() as u32;
                     let p = &m.mesh.positions;
                     mesh.vertices.extend(p.chunks_exact(3).map(|v| DVec3::new(v[0] as f64, v[1] as f64, v[2] as f64)));
-                    mesh.triangles.extend(m.mesh.indices.chunks_exact(3).map(|t| [base + t[0], base + t[1], base + t[2]]));
+                    let indices = &m.mesh.indices;
+                    if m.mesh.face_arities.is_empty() {
+                        mesh.triangles.extend(indices.chunks_exact(3).map(|t| [base + t[0], base + t[1], base + t[2]]));
+                        continue;
+                    }
+                    let mut start = 0;
+                    for (face, &n) in m.mesh.face_arities.iter().enumerate() {
+                        let corners = indices.get(start..start + n as usize).ok_or_else(|| MeshError::Read(format!("object \"{}\": face {} is cut short", m.name, face + 1)))?;
+                        start += n as usize;
+                        if corners.iter().any(|&i| (base + i) as usize >= mesh.vertices.len()) {
+                            return Err(MeshError::Read(format!("object \"{}\": face {} refers to a vertex the file does not have", m.name, face + 1)));
+                        }
+                        let points: Vec<DVec3> = corners.iter().map(|&i| mesh.vertices[(base + i) as usize]).collect();
+                        let triangles = triangulate_polygon(&points).ok_or_else(|| {
+                            MeshError::Read(format!(
+                                "object \"{}\": face {} ({} corners) is not a simple polygon (its edges cross, or it has no area): split it into triangles",
+                                m.name,
+                                face + 1,
+                                n
+                            ))
+                        })?;
+                        mesh.triangles.extend(triangles.into_iter().map(|t| t.map(|k| base + corners[k])));
+                    }
                 }
                 mesh
             }
@@ -543,6 +625,46 @@ pub fn to_obj(mesh: &TriMesh, header: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An L-shaped prism whose two caps are concave 6-gons: ear clipping covers each cap
+    /// exactly (tobj's fan crossed the notch), so the mesh is closed and holds the L's volume.
+    /// Given with a UTF-8 byte-order mark it reads the same; so does an ASCII STL with one.
+    #[test]
+    fn concave_faces_and_byte_order_marks_read_right() {
+        let dir = std::env::temp_dir().join(format!("rillet-ngon-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // the L in the xy-plane: 2 × 2 with the 1 × 1 corner at (1..2, 1..2) cut away; depth 1
+        let l = [(0.0, 0.0), (2.0, 0.0), (2.0, 1.0), (1.0, 1.0), (1.0, 2.0), (0.0, 2.0)];
+        let mut obj = String::new();
+        for z in [0.0, 1.0] {
+            for (x, y) in l {
+                obj.push_str(&format!("v {x} {y} {z}\n"));
+            }
+        }
+        obj.push_str("f 6 5 4 3 2 1\nf 7 8 9 10 11 12\n"); // bottom (facing -z), top (+z)
+        for i in 0..6 {
+            let j = (i + 1) % 6;
+            obj.push_str(&format!("f {} {} {} {}\n", i + 1, j + 1, j + 7, i + 7));
+        }
+        for (name, bom) in [("l.obj", ""), ("l-bom.obj", "\u{feff}")] {
+            let path = dir.join(name);
+            std::fs::write(&path, format!("{bom}{obj}")).unwrap();
+            let m = TriMesh::load(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+            m.check_closed().unwrap();
+            assert_eq!(m.triangles.len(), 2 * 4 + 6 * 2, "{name}");
+            assert!((m.volume() - 3.0).abs() < 1e-9, "{name}: volume {}", m.volume());
+        }
+        let stl = "solid t\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\nvertex 0 1 0\nendloop\nendfacet\nendsolid t\n";
+        let path = dir.join("t-bom.stl");
+        std::fs::write(&path, format!("\u{feff}{stl}")).unwrap();
+        assert_eq!(TriMesh::load(&path).unwrap().triangles.len(), 1);
+        // a face whose edges cross (a bow tie) is refused by name
+        let path = dir.join("bowtie.obj");
+        std::fs::write(&path, "v 0 0 0\nv 1 1 0\nv 1 0 0\nv 0 1 0\nf 1 2 3 4\n").unwrap();
+        let err = TriMesh::load(&path).unwrap_err().to_string();
+        assert!(err.contains("face 1") && err.contains("not a simple polygon"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn a_sphere_mesh_is_closed_and_encloses_its_volume() {
