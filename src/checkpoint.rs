@@ -5,15 +5,16 @@
 //! Layout (little endian): `RILLETCK` · version u32 · header bytes u32 · scene hash u64 · step
 //! u64 · time f64 · particles u32 · fluid u32 · wall clamps u64 · non-finite u64 · outflow u64 ·
 //! emitted u64 · starved u64 · payload
-//! bytes u64 · payload checksum u64 (FNV-1a) · payload: `pos_mass` (16 B each), `vel_rho`
-//! (16 B each), both in id order.
+//! bytes u64 · checksum u64 · payload: `pos_mass` (16 B each), `vel_rho` (16 B each), both in id
+//! order. The checksum (FNV-1a) covers every byte after the magic but its own: the header's
+//! fields (step, time, counters) as well as the payload.
 
 use crate::sim::Particles;
 use anyhow::Context as _;
 use std::path::Path;
 
 pub const MAGIC: &[u8; 8] = b"RILLETCK";
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 /// The checkpoint's name in a run folder.
 pub const FILE: &str = "checkpoint.bin";
 const HEADER: usize = 8 + 4 + 4 + 8 + 8 + 8 + 4 + 4 + 8 + 8 + 24 + 8 + 8;
@@ -52,12 +53,24 @@ pub enum CheckpointError {
 
 /// FNV-1a, 64 bits: a checksum of the payload and a content hash of a scene.
 pub fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    fnv1a_more(0xcbf2_9ce4_8422_2325, bytes)
+}
+
+/// FNV-1a continued from `h` over `bytes`.
+fn fnv1a_more(mut h: u64, bytes: &[u8]) -> u64 {
     for &b in bytes {
         h ^= b as u64;
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
     h
+}
+
+/// Where the checksum lies in the header (its last 8 bytes).
+const CHECKSUM_AT: usize = HEADER - 8;
+
+/// The checksum of a checkpoint's bytes: everything after the magic but the checksum itself.
+fn checksum(bytes: &[u8]) -> u64 {
+    fnv1a_more(fnv1a(&bytes[MAGIC.len()..CHECKSUM_AT]), &bytes[HEADER..])
 }
 
 impl Checkpoint {
@@ -86,9 +99,11 @@ impl Checkpoint {
             out.extend_from_slice(&f.to_le_bytes());
         }
         out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-        out.extend_from_slice(&fnv1a(&payload).to_le_bytes());
+        out.extend_from_slice(&[0; 8]);
         debug_assert_eq!(out.len(), HEADER);
         out.extend_from_slice(&payload);
+        let sum = checksum(&out);
+        out[CHECKSUM_AT..HEADER].copy_from_slice(&sum.to_le_bytes());
         out
     }
 
@@ -111,9 +126,9 @@ impl Checkpoint {
         let (n, n_fluid) = (u32_at(40) as usize, u32_at(44));
         let (wall_clamps, non_finite) = (u64_at(48), u64_at(56));
         let flow = [u64_at(64), u64_at(72), u64_at(80)];
-        let (len, checksum) = (u64_at(88), u64_at(96));
+        let (len, sum) = (u64_at(88), u64_at(CHECKSUM_AT));
         let payload = &bytes[HEADER..];
-        if payload.len() as u64 != len || len != n as u64 * 32 || fnv1a(payload) != checksum || n_fluid as usize > n {
+        if checksum(bytes) != sum || payload.len() as u64 != len || len != n as u64 * 32 || n_fluid as usize > n || !time.is_finite() {
             return Err(CheckpointError::Damaged { file });
         }
         let (pos, vel) = payload.split_at(n * 16);
@@ -172,7 +187,13 @@ mod tests {
         let mut version = bytes.clone();
         version[8] = 9;
         let e = Checkpoint::from_bytes(&version, "c.bin").unwrap_err();
-        assert_eq!(e.to_string(), "c.bin: checkpoint format version 9, this program reads version 2");
+        assert_eq!(e.to_string(), "c.bin: checkpoint format version 9, this program reads version 3");
+        // every field of the header is covered: the step, the time, each counter, the hash
+        for at in [12, 16, 24, 32, 39, 40, 44, 48, 56, 64, 72, 80, 88, 96] {
+            let mut flipped = bytes.clone();
+            flipped[at] ^= 0x10;
+            assert!(matches!(Checkpoint::from_bytes(&flipped, "c.bin"), Err(CheckpointError::Damaged { .. })), "byte {at}");
+        }
         assert!(matches!(Checkpoint::from_bytes(b"not a checkpoint at all", "c.bin"), Err(CheckpointError::NotACheckpoint { .. })));
     }
 }

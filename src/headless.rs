@@ -620,9 +620,20 @@ pub fn run_scene(
             }
             if let Some(from) = resumed {
                 let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
-                for line in text.lines().skip(1) {
-                    // a line cut short by a crash can only come after the checkpoint's rows
-                    let Some(row) = ProbeRow::parse(line, setup.gauge_names().len()) else { break };
+                let lines: Vec<&str> = text.lines().collect();
+                for (k, line) in lines.iter().enumerate().skip(1) {
+                    // a line cut short by a crash can only be the last one; a bad line before it
+                    // is damage, and the rows after it would be lost with it
+                    let Some(row) = ProbeRow::parse(line, setup.gauge_names().len()) else {
+                        anyhow::ensure!(
+                            k + 1 == lines.len(),
+                            "{}: line {} is damaged (not a probe row of this run) and {} rows follow it: repair or remove that line, then resume",
+                            path.display(),
+                            k + 1,
+                            lines.len() - k - 1
+                        );
+                        break;
+                    };
                     if row.step <= from {
                         // written anew in this version's columns (a row of an older version gets
                         // the columns it lacked), so every row of the file has the header's width

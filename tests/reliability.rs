@@ -362,7 +362,7 @@ fn the_checkpoint_file_is_what_its_documentation_says() {
     let u32_at = |o: usize| u32::from_le_bytes(b[o..o + 4].try_into().unwrap());
     let u64_at = |o: usize| u64::from_le_bytes(b[o..o + 8].try_into().unwrap());
     assert_eq!(&b[..8], b"RILLETCK");
-    assert_eq!(u32_at(8), 2, "format version");
+    assert_eq!(u32_at(8), 3, "format version");
     let header = u32_at(12) as usize;
     assert_eq!(header, 104);
     assert_eq!(u64_at(24), 30, "step");
@@ -374,10 +374,10 @@ fn the_checkpoint_file_is_what_its_documentation_says() {
     assert_eq!(u64_at(88) as usize, n * 32, "payload bytes");
     assert_eq!(b.len(), header + n * 32);
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &x in &b[header..] {
+    for &x in b[8..96].iter().chain(&b[header..]) {
         h = (h ^ x as u64).wrapping_mul(0x0100_0000_01b3);
     }
-    assert_eq!(u64_at(96), h, "FNV-1a of the payload");
+    assert_eq!(u64_at(96), h, "FNV-1a of every byte after the magic but the checksum's own");
     // fluid first by id: positive masses, then the walls' negative ones
     let mass = |i: usize| f32::from_le_bytes(b[header + 16 * i + 12..header + 16 * i + 16].try_into().unwrap());
     assert!((0..664).all(|i| mass(i) > 0.0) && (664..n).all(|i| mass(i) < 0.0));
@@ -400,14 +400,32 @@ fn a_checkpoint_of_another_scene_or_a_damaged_one_is_refused() {
     // back to the scene, but a damaged checkpoint
     std::fs::write(&scene, small_drop("", "")).unwrap();
     let ck = out.join("checkpoint.bin");
-    let mut bytes = std::fs::read(&ck).unwrap();
-    let last = bytes.len() - 1;
-    bytes[last] ^= 0x55;
-    std::fs::write(&ck, &bytes).unwrap();
+    let good = std::fs::read(&ck).unwrap();
+    // a byte of the payload, the step (20 → 16), the time's sign, the wall clamps, the emitted count
+    for at in [good.len() - 1, 24, 39, 48, 72] {
+        let mut bytes = good.clone();
+        bytes[at] ^= if at == 24 { 0x04 } else { 0x80 };
+        std::fs::write(&ck, &bytes).unwrap();
+        let o = rillet().args(["run", "--quiet", "--steps", "40", "--resume"]).arg(&out).output().unwrap();
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "byte {at}: {err}");
+        assert!(err.contains("checkpoint is damaged"), "byte {at}: {err}");
+    }
+    // a damaged probes.csv row before the checkpoint's step: refused, naming the line, and the
+    // file kept as it was (no row after it lost)
+    std::fs::write(&ck, &good).unwrap();
+    let probes = out.join("probes.csv");
+    let text = std::fs::read_to_string(&probes).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    assert!(lines.len() >= 4, "{text}");
+    lines[2] = "12,garbage";
+    let damaged = format!("{}\n", lines.join("\n"));
+    std::fs::write(&probes, &damaged).unwrap();
     let o = rillet().args(["run", "--quiet", "--steps", "40", "--resume"]).arg(&out).output().unwrap();
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("checkpoint is damaged"), "{err}");
+    assert!(err.contains("probes.csv") && err.contains("line 3 is damaged"), "{err}");
+    assert_eq!(std::fs::read_to_string(&probes).unwrap(), damaged, "probes.csv changed");
 }
 
 #[test]
