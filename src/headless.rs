@@ -117,6 +117,10 @@ pub struct RunConfig {
     pub export_boundary: bool,
     /// Checkpoint interval in steps (0 = only when interrupted).
     pub checkpoint_every: u64,
+    /// The scene file's absolute path, for run.json (`None`: the scene label's, resolved from
+    /// the working directory; a resume passes the path it read the scene from, whatever the
+    /// working directory is now).
+    pub scene_file: Option<String>,
 }
 
 impl RunConfig {
@@ -133,6 +137,7 @@ impl RunConfig {
             export_every: 1,
             export_boundary: false,
             checkpoint_every: 0,
+            scene_file: None,
         }
     }
 }
@@ -374,6 +379,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         export_every: args.export_every,
         export_boundary: args.export_boundary,
         checkpoint_every: args.checkpoint_every,
+        scene_file: None,
     };
     let cfg = RunConfig { export_every: if cfg.export_every == 0 { cfg.every } else { cfg.export_every }, ..cfg };
     let r = run_scene(&gpu, &scene, &scene_path.display().to_string(), &cfg, Some(&args.out), Start::Fresh)?;
@@ -444,6 +450,7 @@ fn resume_from(dir: &Path, steps: Option<u64>, quiet: bool) -> anyhow::Result<(S
         export_every: meta.export.as_ref().map_or(1, |e| e.every),
         export_boundary: meta.export.as_ref().is_some_and(|e| e.boundary),
         checkpoint_every: meta.checkpoint_every,
+        scene_file: Some(std::fs::canonicalize(&scene_path).map_or(scene_path, |p| p.display().to_string())),
     };
     Ok((scene, meta.scene, cfg, Start::Resume(checkpoint)))
 }
@@ -700,7 +707,7 @@ pub fn run_scene(
     // run.json from the start (outcome "running"): a run that dies still has what resume needs
     let meta_at_start = RunMeta {
         scene: scene_label.to_string(),
-        scene_file: std::fs::canonicalize(scene_label).map(|p| p.display().to_string()).unwrap_or_default(),
+        scene_file: cfg.scene_file.clone().unwrap_or_else(|| std::fs::canonicalize(scene_label).map(|p| p.display().to_string()).unwrap_or_default()),
         name: scene.name.clone(),
         adapter: gpu.describe(),
         rillet_version: env!("CARGO_PKG_VERSION").to_string(),

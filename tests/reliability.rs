@@ -554,3 +554,22 @@ fn a_fifo_as_scene_or_mesh_is_refused_at_once() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("a folder"), "{}", stderr(&o));
 }
+
+/// A run started with a relative scene path resumes from any working directory, and so does
+/// the resumed run: run.json keeps the scene's absolute path.
+#[test]
+fn a_resume_from_another_folder_keeps_the_scene_file() {
+    let dir = folder("elsewhere");
+    let work = dir.join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    write_scene(&work, &small_drop("", ""));
+    let o = rillet().current_dir(&work).args(["run", "scene.ron", "--steps", "10", "--checkpoint-every", "10", "--quiet", "--out", "out"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let scene_file = std::fs::canonicalize(work.join("scene.ron")).unwrap().display().to_string();
+    let out = work.join("out");
+    for (cwd, steps) in [(dir.clone(), "20"), (PathBuf::from("/"), "30")] {
+        let o = rillet().current_dir(&cwd).args(["run", "--quiet", "--steps", steps, "--resume"]).arg(&out).output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "from {}: {}", cwd.display(), stderr(&o));
+        assert_eq!(run_json(&out)["scene_file"].as_str(), Some(scene_file.as_str()), "from {}", cwd.display());
+    }
+}
