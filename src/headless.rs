@@ -79,8 +79,63 @@ pub struct RunArgs {
     pub checkpoint_every: u64,
     /// Continue the run in this folder from its checkpoint.bin, with its scene (the file it was
     /// run with) and settings, up to --steps (appending to probes.csv and the export series).
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["scene", "out", "every", "gauges", "velocities", "export", "export_every", "export_boundary", "checkpoint_every", "profile_fraction"])]
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["scene", "out", "every", "gauges", "velocities", "export", "export_every", "export_boundary", "checkpoint_every", "profile_fraction", "overwrite"])]
     pub resume: Option<PathBuf>,
+    /// Clear the files of an earlier run in --out first (probes.csv, profile.csv, run.json,
+    /// leaks.csv, checkpoint.bin, particles/); without it a folder holding a run is refused.
+    #[arg(long)]
+    pub overwrite: bool,
+}
+
+/// The lock file of a run folder, held (an exclusive lock) while a run writes into it.
+pub const LOCK_FILE: &str = "rillet.lock";
+
+/// Locks a run folder (creating it) for this process, or refuses it when another run holds it.
+/// The lock lasts while the returned file is open.
+pub fn lock_run_folder(dir: &Path) -> anyhow::Result<std::fs::File> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let path = dir.join(LOCK_FILE);
+    let file = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path).with_context(|| format!("cannot write {}", path.display()))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => anyhow::bail!(
+            "{} is in use: another rillet run is writing into it (it holds {}); wait for it to end, or choose another folder",
+            dir.display(),
+            path.display()
+        ),
+        Err(std::fs::TryLockError::Error(e)) => Err(e).with_context(|| format!("cannot lock {}", path.display())),
+    }
+}
+
+/// What a run writes into its folder.
+const RUN_FILES: [&str; 6] = ["run.json", "probes.csv", "profile.csv", LEAKS_FILE, crate::checkpoint::FILE, EXPORT_FOLDER];
+
+/// A fresh run's folder: refused when it holds an earlier run's files, unless `overwrite`, which
+/// removes them first (only those: anything else in the folder stays).
+fn clear_or_refuse(dir: &Path, overwrite: bool) -> anyhow::Result<()> {
+    let found: Vec<&str> = RUN_FILES.into_iter().filter(|f| dir.join(f).exists()).collect();
+    if found.is_empty() {
+        return Ok(());
+    }
+    if !overwrite {
+        let what = std::fs::read_to_string(dir.join("run.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str::<RunMeta>(&t).ok())
+            .map(|m| format!(" (a run of {}, {} of {} steps, {})", m.scene, m.steps_done, m.steps, m.outcome))
+            .unwrap_or_default();
+        anyhow::bail!(
+            "{} holds an earlier run{what}: {}. Continue it with `rillet run --resume {}`, choose another --out, or add --overwrite to clear those files first",
+            dir.display(),
+            found.join(", "),
+            dir.display()
+        );
+    }
+    for f in found {
+        let path = dir.join(f);
+        let removed = if path.is_dir() { std::fs::remove_dir_all(&path) } else { std::fs::remove_file(&path) };
+        removed.with_context(|| format!("--overwrite: cannot remove {}", path.display()))?;
+    }
+    Ok(())
 }
 
 /// `2:1.5,0,-0.5` → (2, [1.5, 0, -0.5]).
@@ -344,6 +399,7 @@ pub struct RunResult {
 
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
     if let Some(dir) = &args.resume {
+        let _lock = lock_run_folder(dir)?;
         let (scene, label, cfg, start) = resume_from(dir, args.steps, args.quiet)?;
         let gpu = Gpu::headless()?;
         let r = run_scene(&gpu, &scene, &label, &cfg, Some(dir), start)?;
@@ -352,6 +408,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let scene_path = args.scene.clone().expect("clap requires SCENE without --resume");
     let scene = Scene::load(&scene_path)?;
     check_gauges(&scene, &args.gauges)?;
+    let _lock = lock_run_folder(&args.out)?;
+    clear_or_refuse(&args.out, args.overwrite)?;
     let gpu = Gpu::headless()?;
     let steps = args.steps.unwrap_or(DEFAULT_STEPS);
     // the scene's probes, then the flags' gauges

@@ -217,10 +217,57 @@ fn a_killed_run_resumes_from_its_last_checkpoint() {
     let steps: Vec<u64> = assert_csv_complete(&out.join("probes.csv")).iter().map(|r| r[0] as u64).collect();
     assert!(steps.windows(2).all(|w| w[0] < w[1]) && *steps.last().unwrap() == end, "{steps:?}");
     assert_eq!(run_json(&out)["resumed_from"].as_u64(), Some(at));
-    // a fresh run in the same folder drops the old checkpoint
+    // a fresh run into the same folder is refused, and the earlier run is left as it was
+    let before = std::fs::read(out.join("probes.csv")).unwrap();
     let o = rillet().arg("run").arg(&scene).args(["--steps", "5", "--quiet", "--out"]).arg(&out).output().unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("holds an earlier run") && err.contains("--overwrite") && err.contains("--resume"), "{err}");
+    assert_eq!(std::fs::read(out.join("probes.csv")).unwrap(), before);
+    assert!(out.join("checkpoint.bin").exists());
+    // with --overwrite it clears the earlier run's files (no stale checkpoint or frames) and
+    // leaves the user's own
+    std::fs::create_dir_all(out.join("particles")).unwrap();
+    std::fs::write(out.join("particles/particles-99999999.ply"), b"old frame").unwrap();
+    std::fs::write(out.join("notes.txt"), b"mine").unwrap();
+    let o = rillet().arg("run").arg(&scene).args(["--steps", "5", "--quiet", "--overwrite", "--out"]).arg(&out).output().unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(!out.join("checkpoint.bin").exists(), "a stale checkpoint of the earlier run was left");
+    assert!(!out.join("particles").exists(), "the earlier run's frames were left");
+    assert_eq!(std::fs::read(out.join("notes.txt")).unwrap(), b"mine");
+    assert_eq!(assert_csv_complete(&out.join("probes.csv")).last().unwrap()[0], 5.0);
+}
+
+/// Two runs into one folder at once: the second is refused at once (the first holds the
+/// folder's lock), and the first completes with its own files.
+#[test]
+fn a_second_run_into_a_folder_in_use_is_refused() {
+    let dir = folder("locked");
+    let out = dir.join("out");
+    let scene = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenes/small_drop.ron");
+    let first = rillet()
+        .arg("run")
+        .arg(&scene)
+        .args(["--steps", "2000", "--every", "10", "--quiet", "--out"])
+        .arg(&out)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while !out.join("probes.csv").is_file() {
+        assert!(t.elapsed() < Duration::from_secs(120), "the first run wrote nothing in two minutes");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for args in [vec!["run", scene.to_str().unwrap(), "--steps", "5", "--quiet", "--overwrite", "--out", out.to_str().unwrap()], vec!["run", "--quiet", "--steps", "500", "--resume", out.to_str().unwrap()]] {
+        let o = rillet().args(&args).output().unwrap();
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("is in use"), "{args:?}: {err}");
+    }
+    let o = first.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(assert_csv_complete(&out.join("probes.csv")).last().unwrap()[0], 2000.0);
+    assert_eq!(run_json(&out)["steps_done"].as_u64(), Some(2000));
 }
 
 /// Particles of a binary PLY frame (our writer; read back here by field offsets, checked against

@@ -11,7 +11,7 @@ variant() { # name scene steps every sed-expressions...
   local name=$1 scene=$2 steps=$3 every=$4; shift 4
   if [[ -n "${ONLY:-}" && ! $name =~ $ONLY ]]; then return; fi
   sed "$@" "$scene" > "$out/$name.ron"
-  "$bin" run "$out/$name.ron" --steps "$steps" --every "$every" --quiet --out "$out/$name" > "$out/$name.log" 2>&1
+  "$bin" run "$out/$name.ron" --steps "$steps" --every "$every" --quiet --overwrite --out "$out/$name" > "$out/$name.log" 2>&1
   local rc=$?
   # the summary line: step count, clamps, Mach
   printf '%-28s rc=%s %s\n' "$name" "$rc" "$(grep -o 'completed.*\|stopped early.*' "$out/$name.log" | sed 's/ on [^;]*;/;/' | head -c 400)"

@@ -14,7 +14,7 @@ summary() { # DIR C: fastest particle (and when), when it first passed 0.1 c, cl
 variant() { # name scene steps every c sed-expressions...
   local name=$1 scene=$2 steps=$3 every=$4 c=$5; shift 5
   sed "$@" "$scene" > "scenes/.walls_hold_$name.ron"
-  "$bin" run "scenes/.walls_hold_$name.ron" --steps "$steps" --every "$every" --quiet --out "$out/$name" > "$out/$name.log" 2>&1
+  "$bin" run "scenes/.walls_hold_$name.ron" --steps "$steps" --every "$every" --quiet --overwrite --out "$out/$name" > "$out/$name.log" 2>&1
   echo "$name: exit $?"; summary "$out/$name" "$c"
   rm -f "scenes/.walls_hold_$name.ron"
 }
