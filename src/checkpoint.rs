@@ -4,9 +4,14 @@
 //!
 //! Layout (little endian): `RILLETCK` · version u32 · header bytes u32 · scene hash u64 · step
 //! u64 · time f64 · particles u32 · fluid u32 · wall clamps u64 · non-finite u64 · outflow u64 ·
-//! emitted u64 · starved u64 · payload
-//! bytes u64 · checksum u64 · payload: `pos_mass` (16 B each), `vel_rho` (16 B each), both in id
-//! order. The checksum (FNV-1a) covers every byte after the magic but its own: the header's
+//! emitted u64 · starved u64 · the last step's dt f32 · its solver error f32 · the GPU clock
+//! (time, time_lo) 2 × f32 · warm-start entries u32 (0, or the particle count for DFSPH) ·
+//! reserved u32 · payload bytes u64 · checksum u64 · payload: `pos_mass` (16 B each), `vel_rho`
+//! (16 B each), then for DFSPH the solves' totals `warm_pressure` and `warm_divergence` (4 B
+//! each), all in id order. The step state (dt, solver error, clock, warm start) is what the
+//! next step reads besides the particles: an adaptive dt grows from the last one and halves
+//! after an unconverged solve, and DFSPH starts its solves from the last totals, so a resume
+//! continues exactly where the run was. The checksum (FNV-1a) covers every byte after the magic but its own: the header's
 //! fields (step, time, counters) as well as the payload.
 
 use crate::sim::Particles;
@@ -17,7 +22,7 @@ pub const MAGIC: &[u8; 8] = b"RILLETCK";
 pub const VERSION: u32 = 3;
 /// The checkpoint's name in a run folder.
 pub const FILE: &str = "checkpoint.bin";
-const HEADER: usize = 8 + 4 + 4 + 8 + 8 + 8 + 4 + 4 + 8 + 8 + 24 + 8 + 8;
+const HEADER: usize = 8 + 4 + 4 + 8 + 8 + 8 + 4 + 4 + 8 + 8 + 24 + 16 + 4 + 4 + 8 + 8;
 
 /// A run's state at a step.
 #[derive(Clone, Debug, PartialEq)]
@@ -34,6 +39,22 @@ pub struct Checkpoint {
     /// By id: fluid first, as the scene's setup made them.
     pub pos_mass: Vec<[f32; 4]>,
     pub vel_rho: Vec<[f32; 4]>,
+    /// What the next step reads besides the particles (`None`: start as a fresh run does).
+    pub step_state: Option<StepState>,
+}
+
+/// The state a step carries to the next besides the particles.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepState {
+    /// The last step's dt (an adaptive dt grows from it) and the mean compression its pressure
+    /// solve reached (DFSPH halves the next dt above its tolerance).
+    pub last_dt: f32,
+    pub solver_error: f32,
+    /// The GPU's clock, a compensated pair: time + time_lo.
+    pub clock: [f32; 2],
+    /// DFSPH: the solves' totals by id (κ dt² of the pressure solve, κ dt of the divergence
+    /// solve), the next step's warm start.
+    pub warm: Option<(Vec<f32>, Vec<f32>)>,
 }
 
 /// Why a checkpoint was not read.
@@ -77,13 +98,29 @@ impl Checkpoint {
     /// The state of a readback (any slot order) at `step`.
     pub fn new(p: &Particles, scene_hash: u64, step: u64, time: f64, n_fluid: u32, wall_clamps: u64, non_finite: u64) -> Self {
         let by_id = p.by_id();
-        Self { scene_hash, step, time, n_fluid, wall_clamps, non_finite, flow: [0; 3], pos_mass: by_id.pos_mass, vel_rho: by_id.vel_rho }
+        Self {
+            scene_hash,
+            step,
+            time,
+            n_fluid,
+            wall_clamps,
+            non_finite,
+            flow: [0; 3],
+            pos_mass: by_id.pos_mass,
+            vel_rho: by_id.vel_rho,
+            step_state: None,
+        }
     }
 
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut payload: Vec<u8> = Vec::with_capacity(self.pos_mass.len() * 32);
         payload.extend_from_slice(bytemuck::cast_slice(&self.pos_mass));
         payload.extend_from_slice(bytemuck::cast_slice(&self.vel_rho));
+        let warm = self.step_state.as_ref().and_then(|s| s.warm.as_ref());
+        if let Some((p, d)) = warm {
+            payload.extend_from_slice(bytemuck::cast_slice(p));
+            payload.extend_from_slice(bytemuck::cast_slice(d));
+        }
         let mut out = Vec::with_capacity(HEADER + payload.len());
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&VERSION.to_le_bytes());
@@ -98,6 +135,13 @@ impl Checkpoint {
         for f in self.flow {
             out.extend_from_slice(&f.to_le_bytes());
         }
+        // no step state: NaN for the dt (a fresh start)
+        let st = self.step_state.as_ref();
+        for v in [st.map_or(f32::NAN, |s| s.last_dt), st.map_or(0.0, |s| s.solver_error), st.map_or(0.0, |s| s.clock[0]), st.map_or(0.0, |s| s.clock[1])] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        out.extend_from_slice(&(warm.map_or(0, |(p, _)| p.len()) as u32).to_le_bytes());
+        out.extend_from_slice(&0u32.to_le_bytes());
         out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
         out.extend_from_slice(&[0; 8]);
         debug_assert_eq!(out.len(), HEADER);
@@ -126,12 +170,22 @@ impl Checkpoint {
         let (n, n_fluid) = (u32_at(40) as usize, u32_at(44));
         let (wall_clamps, non_finite) = (u64_at(48), u64_at(56));
         let flow = [u64_at(64), u64_at(72), u64_at(80)];
-        let (len, sum) = (u64_at(88), u64_at(CHECKSUM_AT));
+        let f32_at = |o: usize| f32::from_le_bytes(bytes[o..o + 4].try_into().expect("4 bytes"));
+        let (last_dt, solver_error, clock) = (f32_at(88), f32_at(92), [f32_at(96), f32_at(100)]);
+        let warm_n = u32_at(104) as usize;
+        let (len, sum) = (u64_at(112), u64_at(CHECKSUM_AT));
         let payload = &bytes[HEADER..];
-        if checksum(bytes) != sum || payload.len() as u64 != len || len != n as u64 * 32 || n_fluid as usize > n || !time.is_finite() {
+        let expected = n as u64 * 32 + warm_n as u64 * 8;
+        if checksum(bytes) != sum || payload.len() as u64 != len || len != expected || n_fluid as usize > n || !time.is_finite() || !(warm_n == 0 || warm_n == n) {
             return Err(CheckpointError::Damaged { file });
         }
-        let (pos, vel) = payload.split_at(n * 16);
+        let (pos, rest) = payload.split_at(n * 16);
+        let (vel, warm) = rest.split_at(n * 16);
+        let warm = (warm_n > 0).then(|| {
+            let (p, d) = warm.split_at(warm_n * 4);
+            (bytemuck::pod_collect_to_vec(p), bytemuck::pod_collect_to_vec(d))
+        });
+        let step_state = (!last_dt.is_nan()).then_some(StepState { last_dt, solver_error, clock, warm });
         Ok(Self {
             scene_hash,
             step,
@@ -142,6 +196,7 @@ impl Checkpoint {
             flow,
             pos_mass: bytemuck::pod_collect_to_vec(pos),
             vel_rho: bytemuck::pod_collect_to_vec(vel),
+            step_state,
         })
     }
 
@@ -172,6 +227,7 @@ mod tests {
             flow: [3, 5, 1],
             pos_mass: vec![[1.0, 2.0, 3.0, 0.5], [4.0, 5.0, 6.0, -0.5]],
             vel_rho: vec![[0.1, 0.2, 0.3, 1000.0], [0.0, 0.0, 0.0, 1001.0]],
+            step_state: Some(StepState { last_dt: 4e-4, solver_error: 2e-4, clock: [0.04, 1e-9], warm: Some((vec![1.0, 2.0], vec![3.0, 4.0])) }),
         }
     }
 
@@ -180,6 +236,11 @@ mod tests {
         let c = checkpoint();
         let bytes = c.to_bytes();
         assert_eq!(Checkpoint::from_bytes(&bytes, "c.bin").unwrap(), c);
+        // without a warm start, and without any step state
+        for step_state in [Some(StepState { warm: None, ..c.step_state.clone().unwrap() }), None] {
+            let c = Checkpoint { step_state, ..c.clone() };
+            assert_eq!(Checkpoint::from_bytes(&c.to_bytes(), "c.bin").unwrap(), c);
+        }
         let mut damaged = bytes.clone();
         *damaged.last_mut().unwrap() ^= 1;
         assert!(matches!(Checkpoint::from_bytes(&damaged, "c.bin"), Err(CheckpointError::Damaged { .. })));
@@ -189,7 +250,7 @@ mod tests {
         let e = Checkpoint::from_bytes(&version, "c.bin").unwrap_err();
         assert_eq!(e.to_string(), "c.bin: checkpoint format version 9, this program reads version 3");
         // every field of the header is covered: the step, the time, each counter, the hash
-        for at in [12, 16, 24, 32, 39, 40, 44, 48, 56, 64, 72, 80, 88, 96] {
+        for at in [12, 16, 24, 32, 39, 40, 44, 48, 56, 64, 72, 80, 88, 92, 96, 100, 104, 108, 112, 120] {
             let mut flipped = bytes.clone();
             flipped[at] ^= 0x10;
             assert!(matches!(Checkpoint::from_bytes(&flipped, "c.bin"), Err(CheckpointError::Damaged { .. })), "byte {at}");

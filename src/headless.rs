@@ -656,6 +656,9 @@ pub fn run_scene(
         }
     };
     let mut sim = Sim::new(gpu, &state, crate::scene::setup::sim_options(scene)).map_err(|e| e.for_scene(scene_label))?;
+    if let Start::Resume(Checkpoint { step_state: Some(s), .. }) = &start {
+        sim.restore_step_state(s).map_err(|e| anyhow::anyhow!("{scene_label}: {e}"))?;
+    }
     let params = *sim.params();
     let setup = ProbeSetup::new(&params, scene.physics.spacing, &cfg.gauges).with_point_gauges(&cfg.point_gauges);
     let solids = crate::scene::bodies::SolidMask::new(scene);
@@ -917,6 +920,7 @@ pub fn run_scene(
             let (clamps, non_finite) = guards.peek(&d);
             let mut c = Checkpoint::new(&p, hash, step, time, params.n_fluid, clamps, non_finite);
             c.flow = flow(&d);
+            c.step_state = Some(sim.step_state(&d));
             c.save(&dir.join(crate::checkpoint::FILE))?;
         }
         done = Some(step);

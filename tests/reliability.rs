@@ -336,13 +336,19 @@ fn a_resumed_run_ends_where_an_uninterrupted_one_does() {
 
 #[test]
 fn a_deterministic_resumed_run_ends_bit_for_bit_where_an_uninterrupted_one_does() {
-    let dir = folder("resume-det");
-    let scene = write_scene(&dir, &small_drop("", "deterministic: true"));
-    let (a, b) = uninterrupted_and_resumed(&scene, &dir);
-    let frame = |d: &Path| std::fs::read(d.join("particles/particles-00000200.ply")).unwrap();
-    assert!(frame(&a) == frame(&b), "the frames of step 200 differ");
-    let probes = |d: &Path| std::fs::read_to_string(d.join("probes.csv")).unwrap();
-    assert_eq!(probes(&a), probes(&b), "the probe rows differ");
+    // a fixed dt; an adaptive one (it grows from the last step's); DFSPH with an adaptive dt
+    // (its solves start from the last totals, and an unconverged solve halves the next dt):
+    // the checkpoint carries that step state, so each resume continues exactly
+    let adaptive = "time_step: Adaptive(min: 0.00001, max: 0.002, cfl: 0.4)";
+    for (name, physics) in [("fixed", String::new()), ("adaptive", adaptive.to_string()), ("dfsph", format!("solver: DFSPH, {adaptive}"))] {
+        let dir = folder(&format!("resume-det-{name}"));
+        let scene = write_scene(&dir, &small_drop(&physics, "deterministic: true"));
+        let (a, b) = uninterrupted_and_resumed(&scene, &dir);
+        let frame = |d: &Path| std::fs::read(d.join("particles/particles-00000200.ply")).unwrap();
+        assert!(frame(&a) == frame(&b), "{name}: the frames of step 200 differ");
+        let probes = |d: &Path| std::fs::read_to_string(d.join("probes.csv")).unwrap();
+        assert_eq!(probes(&a), probes(&b), "{name}: the probe rows differ");
+    }
 }
 
 /// With an adaptive dt the times come from the GPU's clock: probes.csv, the export series,
@@ -411,20 +417,25 @@ fn the_checkpoint_file_is_what_its_documentation_says() {
     assert_eq!(&b[..8], b"RILLETCK");
     assert_eq!(u32_at(8), 3, "format version");
     let header = u32_at(12) as usize;
-    assert_eq!(header, 104);
+    assert_eq!(header, 128);
     assert_eq!(u64_at(24), 30, "step");
     assert_eq!(f64::from_le_bytes(b[32..40].try_into().unwrap()), 30.0 * (4e-4f32 as f64), "time: step × dt");
     let (n, fluid) = (u32_at(40) as usize, u32_at(44));
     assert_eq!((n, fluid), (664 + 5824, 664));
     // wall clamps, non-finite, then outflow, emitted, starved (none in this scene)
     assert_eq!((u64_at(64), u64_at(72), u64_at(80)), (0, 0, 0), "flow totals");
-    assert_eq!(u64_at(88) as usize, n * 32, "payload bytes");
+    // the step state: the last dt (fixed here), the solver error (WCSPH: 0), the clock, no warm start
+    let f32_at = |o: usize| f32::from_le_bytes(b[o..o + 4].try_into().unwrap());
+    assert_eq!((f32_at(88), f32_at(92)), (4e-4, 0.0), "last dt, solver error");
+    assert!((f32_at(96) as f64 + f32_at(100) as f64 - 30.0 * 4e-4).abs() < 1e-9, "the GPU clock");
+    assert_eq!(u32_at(104), 0, "warm-start entries (WCSPH: none)");
+    assert_eq!(u64_at(112) as usize, n * 32, "payload bytes");
     assert_eq!(b.len(), header + n * 32);
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &x in b[8..96].iter().chain(&b[header..]) {
+    for &x in b[8..120].iter().chain(&b[header..]) {
         h = (h ^ x as u64).wrapping_mul(0x0100_0000_01b3);
     }
-    assert_eq!(u64_at(96), h, "FNV-1a of every byte after the magic but the checksum's own");
+    assert_eq!(u64_at(120), h, "FNV-1a of every byte after the magic but the checksum's own");
     // fluid first by id: positive masses, then the walls' negative ones
     let mass = |i: usize| f32::from_le_bytes(b[header + 16 * i + 12..header + 16 * i + 16].try_into().unwrap());
     assert!((0..664).all(|i| mass(i) > 0.0) && (664..n).all(|i| mass(i) < 0.0));

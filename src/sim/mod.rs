@@ -106,6 +106,8 @@ pub enum SimError {
     Buffer(String),
     #[error("a simulation pass could not be built: {0}")]
     Kernel(#[from] KernelError),
+    #[error("the checkpoint does not fit the simulation: {0}")]
+    Resume(String),
 }
 
 impl SimError {
@@ -666,6 +668,35 @@ impl Sim {
     pub fn time_at(&self, step: u64, d: &Diagnostics) -> f64 {
         if self.is_adaptive() { d.sim_time() } else { step as f64 * self.params.dt as f64 }
     }
+    /// What the next step reads besides the particles, for a checkpoint: the last dt, the last
+    /// pressure solve's error, the clock and (DFSPH) the solves' totals by id.
+    pub fn step_state(&self, d: &Diagnostics) -> crate::checkpoint::StepState {
+        crate::checkpoint::StepState { last_dt: d.dt, solver_error: d.solver_error, clock: [d.time, d.time_lo], warm: self.read_dfsph_totals() }
+    }
+
+    /// Continues from a checkpoint's step state: the next step sees the last dt, solver error,
+    /// clock and warm start the checkpointed run's next step saw (call before the first step).
+    pub fn restore_step_state(&self, s: &crate::checkpoint::StepState) -> Result<(), SimError> {
+        let diag = |field: usize, v: &[f32]| self.queue.write_buffer(&self.fixed.diag, field as u64, bytemuck::cast_slice(v));
+        diag(std::mem::offset_of!(Diagnostics, dt), &[s.last_dt, s.clock[0], s.clock[1]]);
+        diag(std::mem::offset_of!(Diagnostics, solver_error), &[s.solver_error]);
+        // the passes before this step's sim.time_step read the last dt from the uniform block
+        self.queue.write_buffer(&self.fixed.params, params::DT_OFFSET, bytemuck::bytes_of(&s.last_dt));
+        match (&self.fixed.dfsph, &s.warm) {
+            (Some(b), Some((p, v))) => {
+                let n = self.params.n_particles as usize;
+                if p.len() != n || v.len() != n {
+                    return Err(SimError::Resume(format!("the warm start holds {} particles, the simulation {n}", p.len())));
+                }
+                self.queue.write_buffer(&b.warm_pressure, 0, bytemuck::cast_slice(p));
+                self.queue.write_buffer(&b.warm_divergence, 0, bytemuck::cast_slice(v));
+            }
+            (None, Some(_)) => return Err(SimError::Resume("the checkpoint is of a DFSPH run, the scene is WCSPH".into())),
+            _ => {}
+        }
+        Ok(())
+    }
+
     /// Whether the simulation has emitters (the emit passes run every step).
     pub fn has_emitters(&self) -> bool {
         self.fixed.emit.is_some()
