@@ -895,7 +895,7 @@ pub fn run_scene(
             if step >= profile_from || step == cfg.steps {
                 profile.add(&p);
             }
-            let finding = health.check_guards(&delta, step, time).or_else(|| health.check_row(&row));
+            let finding = health.check_guards(&delta, row.fluid_particles, step, time).or_else(|| health.check_row(&row));
             rows.push(row);
             match finding {
                 Some(f) if f.blow_up => {

@@ -27,6 +27,9 @@ pub const COMPRESSION_BLOWUP: f64 = 1.0;
 /// walls clamps up to about 1 % in the coarse CI dam break (720 fluid particles, measured), far
 /// less at finer resolutions (docs/PHYSICS.md, "Walls").
 pub const CLAMP_FRACTION_BLOWUP: f64 = 0.05;
+/// At least this many clamps per step besides: in a small run (a jet's first hundred
+/// particles) one particle clamped every step is a particle at a wall, not a blow-up.
+pub const CLAMPS_PER_STEP_BLOWUP_MIN: f64 = 10.0;
 
 /// The guard counters of the GPU (u32, cumulative, wrapping) accumulated without wrapping.
 #[derive(Clone, Debug, Default)]
@@ -122,8 +125,9 @@ impl Health {
     }
 
     /// What the GPU counters say (the app has these alone): non-finite states, and walls that no
-    /// longer hold the fluid.
-    pub fn check_guards(&self, delta: &GuardDelta, step: u64, time: f64) -> Option<Finding> {
+    /// longer hold the fluid. `fluid` is the fluid particles there are now (emitters add to the
+    /// fluid a run started with, open faces take from it).
+    pub fn check_guards(&self, delta: &GuardDelta, fluid: u64, step: u64, time: f64) -> Option<Finding> {
         let finding = |what: String| Some(Finding { step, time, blow_up: true, what });
         if delta.non_finite > 0 {
             return finding(format!(
@@ -132,11 +136,12 @@ impl Health {
             ));
         }
         let per_step = delta.clamps_per_step();
-        if per_step > CLAMP_FRACTION_BLOWUP * self.n_fluid as f64 {
+        let fluid = fluid.max(self.n_fluid).max(1);
+        if per_step > (CLAMP_FRACTION_BLOWUP * fluid as f64).max(CLAMPS_PER_STEP_BLOWUP_MIN) {
             return finding(format!(
-                "the domain guard clamped {per_step:.0} particles per step over the last {} steps ({:.1} % of the fluid; more than {} % means the walls no longer hold it)",
+                "the domain guard clamped {per_step:.0} particles per step over the last {} steps ({:.1} % of the {fluid} fluid particles; more than {} % and {CLAMPS_PER_STEP_BLOWUP_MIN} a step means the walls no longer hold it)",
                 delta.steps,
-                100.0 * per_step / self.n_fluid.max(1) as f64,
+                100.0 * per_step / fluid as f64,
                 100.0 * CLAMP_FRACTION_BLOWUP
             ));
         }
@@ -239,13 +244,23 @@ mod tests {
     fn blow_ups_and_warnings() {
         let mut h = Health::new(&params(crate::sim::params::SOLVER_WCSPH));
         let calm = GuardDelta { steps: 10, wall_clamps: 50, non_finite: 0 };
-        assert_eq!(h.check_guards(&calm, 10, 0.1), None);
+        assert_eq!(h.check_guards(&calm, 1000, 10, 0.1), None);
         let splash = GuardDelta { steps: 10, wall_clamps: 110, non_finite: 0 };
-        assert_eq!(h.check_guards(&splash, 10, 0.1), None, "1.1 % clamped per step is a splash on free-slip walls");
+        assert_eq!(h.check_guards(&splash, 1000, 10, 0.1), None, "1.1 % clamped per step is a splash on free-slip walls");
         let clamped = GuardDelta { steps: 10, wall_clamps: 5000, non_finite: 0 };
-        assert!(h.check_guards(&clamped, 10, 0.1).unwrap().blow_up);
+        assert!(h.check_guards(&clamped, 1000, 10, 0.1).unwrap().blow_up);
+        // a jet that started from no fluid: its 169 particles now, one of them clamped every
+        // step, is no blow-up (0.6 %); 40 of them every step is
+        let jet = Health::new(&SimParams { n_fluid: 0, ..params(crate::sim::params::SOLVER_WCSPH) });
+        let one = GuardDelta { steps: 10, wall_clamps: 10, non_finite: 0 };
+        assert_eq!(jet.check_guards(&one, 169, 310, 0.03), None);
+        let many = GuardDelta { steps: 10, wall_clamps: 400, non_finite: 0 };
+        let f = jet.check_guards(&many, 169, 310, 0.03).unwrap();
+        assert!(f.blow_up && f.what.contains("23.7 % of the 169 fluid particles"), "{f}");
+        // a small run: 5 of 20 particles clamped a step is under the absolute floor
+        assert_eq!(jet.check_guards(&GuardDelta { steps: 10, wall_clamps: 50, non_finite: 0 }, 20, 10, 0.1), None);
         let nan = GuardDelta { steps: 10, wall_clamps: 0, non_finite: 1 };
-        assert!(h.check_guards(&nan, 10, 0.1).unwrap().to_string().starts_with("the simulation blew up at step 10"));
+        assert!(h.check_guards(&nan, 1000, 10, 0.1).unwrap().to_string().starts_with("the simulation blew up at step 10"));
         let row = |speed: f64, compression: f64| ProbeRow {
             step: 5,
             time: 0.5,
