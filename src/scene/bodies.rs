@@ -129,26 +129,45 @@ impl Scene {
     }
 
     /// The checks that need the shapes (after [`Scene::load_meshes`]).
+    /// Every fluid mesh and solid lies inside the domain: bounds only, so it runs before the
+    /// particle count (a solid far outside the domain is told so, not that it has too many
+    /// particles).
+    pub fn validate_inside_domain(&self, file: &str) -> Result<(), SceneError> {
+        let dmin = Vec3::from(self.domain.min).as_dvec3();
+        let dmax = Vec3::from(self.domain.max).as_dvec3();
+        let text = |v: DVec3| format!("({:.4}, {:.4}, {:.4})", v.x, v.y, v.z);
+        let outside = |field: String, what: &str, (lo, hi): (DVec3, DVec3)| {
+            let inside = lo.cmpge(dmin - INSIDE_TOLERANCE).all() && hi.cmple(dmax + INSIDE_TOLERANCE).all();
+            (!inside).then(|| SceneError::Invalid {
+                file: file.to_owned(),
+                field,
+                value: format!("{what} spanning {}..{}", text(lo), text(hi)),
+                allowed: format!("inside the domain {}..{}", text(dmin), text(dmax)),
+            })
+        };
+        for (i, m) in self.meshes.fluid.iter().enumerate() {
+            if let Some(e) = m.as_ref().and_then(|m| outside(format!("fluid[{i}]"), "a mesh", m.bounds())) {
+                return Err(e);
+            }
+        }
+        for i in 0..self.solids.len() {
+            if let Some(e) = outside(format!("solids[{i}]"), "a solid", self.solid_shape(i).bounds()) {
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
     pub fn validate_bodies(&self, file: &str) -> Result<(), SceneError> {
         let invalid = |field: String, value: String, allowed: String| SceneError::Invalid { file: file.to_owned(), field, value, allowed };
         let s = self.physics.spacing as f64;
-        let dmin = Vec3::from(self.domain.min).as_dvec3();
-        let dmax = Vec3::from(self.domain.max).as_dvec3();
-        let inside_domain = |lo: DVec3, hi: DVec3| {
-            lo.cmpge(dmin - INSIDE_TOLERANCE).all() && hi.cmple(dmax + INSIDE_TOLERANCE).all()
-        };
         let text = |v: DVec3| format!("({:.4}, {:.4}, {:.4})", v.x, v.y, v.z);
-        let domain = format!("inside the domain {}..{}", text(dmin), text(dmax));
-        // meshes of fluid: closed, inside the domain, not empty
+        // meshes of fluid: closed, not empty (inside the domain: validate_inside_domain)
         for (i, m) in self.meshes.fluid.iter().enumerate() {
             let Some(m) = m else { continue };
             let path = self.fluid[i].mesh.clone().unwrap_or_default();
             m.check_closed().map_err(|e| mesh_error(file, &format!("fluid[{i}].mesh"), &path, format!("{e}: only a closed mesh can be filled")))?;
             facing_out(m).map_err(|e| mesh_error(file, &format!("fluid[{i}].mesh"), &path, e))?;
-            let (lo, hi) = m.bounds();
-            if !inside_domain(lo, hi) {
-                return Err(invalid(format!("fluid[{i}]"), format!("a mesh spanning {}..{}", text(lo), text(hi)), domain.clone()));
-            }
             if self.mesh_fluid(i).is_empty() {
                 return Err(invalid(
                     format!("fluid[{i}]"),
@@ -163,10 +182,6 @@ impl Scene {
             if let (Solid::Mesh { path, .. }, Shape::Mesh(m)) = (&self.solids[i], &shape) {
                 m.check_closed().map_err(|e| mesh_error(file, &format!("solids[{i}].path"), path, format!("{e}: a solid's mesh must be closed")))?;
                 facing_out(m).map_err(|e| mesh_error(file, &format!("solids[{i}].path"), path, e))?;
-            }
-            let (lo, hi) = shape.bounds();
-            if !inside_domain(lo, hi) {
-                return Err(invalid(format!("solids[{i}]"), format!("a solid spanning {}..{}", text(lo), text(hi)), domain.clone()));
             }
             // the shell must cover the whole surface: a part thinner than the lattice holds
             // would let fluid through
@@ -258,7 +273,15 @@ impl Scene {
 /// A closed mesh must face outward (its enclosed volume positive), or nothing is inside it.
 fn facing_out(m: &TriMesh) -> Result<(), String> {
     let v = m.volume();
-    if v > 0.0 {
+    let (lo, hi) = m.bounds();
+    let extent = (hi - lo).max_element();
+    // against the bounding box, so that a tiny mesh is not taken for a flat one
+    let flat = !(v.abs() > 1e-9 * extent.powi(3));
+    if flat {
+        Err(format!(
+            "the mesh encloses no volume ({v:.3e} m³ in a bounding box {extent:.3e} m across): its triangles are flat or degenerate, or they cancel out"
+        ))
+    } else if v > 0.0 {
         Ok(())
     } else {
         Err(format!("the mesh's triangles face inward (its enclosed volume is {v:.3e} m³): turn every triangle's vertex order around"))
@@ -359,6 +382,23 @@ mod tests {
     /// on the H200 found there, 0.3 spacings below both faces, at ρ0 and under 1.2 m/s) is
     /// outside the shell's rounded edge and not a leak; as deep below the middle of a face it is,
     /// and so is fluid deeper still at the edge, or inside the shell.
+    /// A mesh of flat triangles is told it encloses nothing (it was told to turn its triangles
+    /// around); an inside-out one to turn them; a closed one a micrometre across passes.
+    #[test]
+    fn flat_inverted_and_tiny_meshes_are_told_apart() {
+        let flat = TriMesh { vertices: vec![DVec3::ZERO, DVec3::X, DVec3::X * 2.0], triangles: vec![[0, 1, 2], [0, 2, 1]] };
+        assert!(facing_out(&flat).unwrap_err().contains("encloses no volume"));
+        let tetra = |scale: f64| TriMesh {
+            vertices: vec![DVec3::ZERO, DVec3::X * scale, DVec3::Y * scale, DVec3::Z * scale],
+            triangles: vec![[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]],
+        };
+        assert_eq!(facing_out(&tetra(1.0)), Ok(()));
+        assert_eq!(facing_out(&tetra(1e-6)), Ok(()));
+        let mut inverted = tetra(1.0);
+        inverted.triangles.iter_mut().for_each(|t| t.swap(1, 2));
+        assert!(facing_out(&inverted).unwrap_err().contains("face inward"));
+    }
+
     #[test]
     fn the_mask_rounds_a_boxs_edges_as_its_shell_does() {
         let scene = Scene::parse(

@@ -63,6 +63,7 @@ impl Scene {
         let mut scene = scene;
         scene.validate(file)?;
         scene.load_meshes(file)?;
+        scene.validate_inside_domain(file)?;
         // the count first: it bounds the lattices the bodies' checks sample
         scene.validate_count(file)?;
         scene.sample_bodies();
@@ -474,6 +475,14 @@ mod tests {
             "(domain: (min: (0, 0, 0), max: (200, 200, 200)), fluid: [(min: (0, 0, 0), max: (1, 1, 1))], physics: (spacing: 0.01))",
         );
         assert_eq!(field, "particles");
+        // a solid far larger than the domain is told it lies outside the domain, not that its
+        // shell would hold 1e15 particles
+        let (field, value, allowed, _) = invalid(
+            "(domain: (min: (0, 0, 0), max: (1, 1, 1)), fluid: [(min: (0, 0, 0), max: (0.2, 0.2, 0.2))],
+              solids: [Box(center: (0.5, 0.5, 0.5), size: (5000, 5000, 5000))], physics: (spacing: 0.05))",
+        );
+        assert_eq!(field, "solids[0]");
+        assert!(value.contains("spanning") && allowed.starts_with("inside the domain"), "{value} / {allowed}");
     }
 
     #[test]
