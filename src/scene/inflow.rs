@@ -221,6 +221,23 @@ impl Scene {
                     }
                 }
             }
+            // before its points are made: an outline that cannot fit in the domain, or one of far
+            // more points than a layer may have, is refused from its size alone
+            let (area, across) = match e.shape {
+                EmitterShape::Rectangle { size } => (size[0] as f64 * size[1] as f64, (size[0] as f64).hypot(size[1] as f64)),
+                EmitterShape::Disc { radius } => (std::f64::consts::PI * (radius as f64).powi(2), 2.0 * radius as f64),
+            };
+            let diagonal = (dmax - dmin).length();
+            if across > diagonal {
+                return Err(invalid(
+                    field("shape"),
+                    format!("{:?}, {across:.4} m across", e.shape),
+                    format!("an outline that fits in the domain (at most its diagonal, {diagonal:.4} m, across)"),
+                ));
+            }
+            if area / (s * s) > 2.0 * (1u64 << 24) as f64 {
+                return Err(invalid(field("shape"), format!("{:?}, about {:.3e} points", e.shape, area / (s * s)), format!("at most {} points a layer", 1 << 24)));
+            }
             // every point inside the domain, half a spacing from its faces
             let points = self.emitter_points(i);
             if points.len() > 1 << 24 {

@@ -461,6 +461,38 @@ mod tests {
         Scene::parse(&scene("(min: (0, 0, 0), max: (0.5, 0.5, 0.5)), (min: (0.5, 0, 0), max: (1, 0.5, 0.5))"), "t.ron").unwrap();
     }
 
+    /// Emitters far larger than the domain are refused from their size, before a point is made
+    /// (a disc of radius 1000 m at 1 cm would be 3e10 points: the allocation aborted).
+    #[test]
+    fn emitters_that_cannot_fit_are_refused_before_their_points_are_made() {
+        for shape in ["Disc(radius: 1000)", "Rectangle(size: (10000, 10000))"] {
+            let (field, value, allowed, _) = invalid(&format!(
+                "(domain: (min: (0, 0, 0), max: (0.4, 0.4, 0.4)), fluid: [],
+                  emitters: [(shape: {shape}, center: (0.2, 0.3, 0.2), direction: (0, -1, 0), speed: 1.0, end: 0.1)],
+                  physics: (spacing: 0.01, dt: 0.0001))"
+            ));
+            assert_eq!(field, "emitters[0].shape", "{shape}");
+            assert!(value.contains("across") && allowed.contains("fits in the domain"), "{shape}: {value} / {allowed}");
+        }
+    }
+
+    /// Sampling a mesh is refused, naming the entry, when this machine's free memory cannot
+    /// hold its lattice (here a made-up 1 MiB), before the count samples it.
+    #[test]
+    fn meshes_too_large_to_sample_are_refused_by_memory() {
+        let dir = std::env::temp_dir().join(format!("rillet-sampling-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let cube = "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0 0 1\nv 1 0 1\nv 1 1 1\nv 0 1 1\nf 1 4 3 2\nf 5 6 7 8\nf 1 2 6 5\nf 2 3 7 6\nf 3 4 8 7\nf 4 1 5 8\n";
+        std::fs::write(dir.join("cube.obj"), cube).unwrap();
+        let path = dir.join("s.ron");
+        std::fs::write(&path, "(domain: (min: (0, 0, 0), max: (2, 2, 2)), fluid: [(mesh: \"cube.obj\", translation: (0.5, 0.5, 0.5))], physics: (spacing: 0.02))").unwrap();
+        let scene = Scene::load(&path).expect("the cube fills");
+        assert!(scene.check_sampling_memory("s.ron", Some(1 << 40)).is_ok());
+        let e = scene.check_sampling_memory("s.ron", Some(1 << 20)).unwrap_err().to_string();
+        assert!(e.contains("fluid[0]") && e.contains("GiB to sample") && e.contains("free memory"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     #[test]
     fn particle_cap() {
         // 10000³ m at 1 mm: far more than 2^31 particles, and no overflow on the way

@@ -11,6 +11,11 @@ use crate::physics::SUPPORT_OVER_SPACING;
 /// where the simulation is created.
 pub const MAX_PARTICLES: u64 = 1 << 31;
 
+/// Host bytes a lattice point of a fluid mesh takes to fill (a winding number, a flag, the
+/// point) and of a solid mesh to sample its shell (a winding number, a flag).
+const SAMPLE_BYTES_FILL: u128 = 4 + 1 + 24;
+const SAMPLE_BYTES_SHELL: u128 = 4 + 1;
+
 /// Slack when checking that fluid blocks lie inside the domain, in metres.
 const INSIDE_TOLERANCE: f32 = 1e-5;
 
@@ -258,6 +263,44 @@ impl Scene {
 
     /// The particle count and what 32-bit floats carry (after the meshes are read: a mesh
     /// entry counts the lattice points of its bounding box, an upper bound).
+    /// Sampling a mesh (to count or build its particles) takes a lattice over its bounding box,
+    /// a winding number and a flag a point, and a fluid mesh's points: refused, naming the
+    /// largest mesh, when that is more than `available` bytes (this machine's free memory).
+    pub fn check_sampling_memory(&self, file: &str, available: Option<u64>) -> Result<(), SceneError> {
+        let s = self.physics.spacing;
+        let mesh_points = |shape: super::geometry::Shape| {
+            let (lo, hi) = shape.bounds();
+            (0..3).map(|a| lattice_count(lo[a] as f32, hi[a] as f32, s) as u128 + 1).product::<u128>()
+        };
+        let sampling: Vec<(String, u128)> = (0..self.fluid.len())
+            .filter(|&i| self.fluid[i].block().is_none())
+            .map(|i| (format!("fluid[{i}]"), mesh_points(self.fluid_shape(i)) * SAMPLE_BYTES_FILL))
+            .chain(
+                (0..self.solids.len())
+                    .filter(|&i| matches!(self.solids[i], super::schema::Solid::Mesh { .. }))
+                    .map(|i| (format!("solids[{i}]"), mesh_points(self.solid_shape(i)) * SAMPLE_BYTES_SHELL)),
+            )
+            .collect();
+        let total: u128 = sampling.iter().map(|(_, b)| b).sum();
+        match (available, sampling.iter().max_by_key(|(_, b)| *b)) {
+            (Some(available), Some((field, largest))) if total > available as u128 => {
+                const GIB: f64 = (1u64 << 30) as f64;
+                Err(Validator { file }.invalid(
+                    field,
+                    format!(
+                        "a mesh whose lattice (spacing {s} m over its bounding box) takes {:.2} GiB to sample ({:.2} GiB for all the scene's meshes)",
+                        *largest as f64 / GIB,
+                        total as f64 / GIB
+                    ),
+                    &format!("what this machine's free memory holds ({:.2} GiB): increase physics.spacing or make the mesh smaller", available as f64 / GIB),
+                ))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Checks the scene's particle count (and, before the count samples the meshes, that this
+    /// machine has the memory to sample them).
     pub fn validate_count(&self, file: &str) -> Result<(), SceneError> {
         let v = Validator { file };
         let p = &self.physics;
@@ -298,6 +341,8 @@ impl Scene {
                 (0..3).map(|a| n(lo[a] as f32, hi[a] as f32) + 1).product::<u128>()
             })
             .sum();
+        // the count below samples the meshes: first, that this machine has the memory for it
+        self.check_sampling_memory(file, super::setup::available_host_memory())?;
         let (fluid, boundary) = if fluid + outer.saturating_sub(inner) + solids > MAX_PARTICLES as u128 {
             (fluid, outer.saturating_sub(inner) + solids)
         } else {
