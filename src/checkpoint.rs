@@ -43,19 +43,7 @@ pub struct Checkpoint {
     pub step_state: Option<StepState>,
 }
 
-/// The state a step carries to the next besides the particles.
-#[derive(Clone, Debug, PartialEq)]
-pub struct StepState {
-    /// The last step's dt (an adaptive dt grows from it) and the mean compression its pressure
-    /// solve reached (DFSPH halves the next dt above its tolerance).
-    pub last_dt: f32,
-    pub solver_error: f32,
-    /// The GPU's clock, a compensated pair: time + time_lo.
-    pub clock: [f32; 2],
-    /// DFSPH: the solves' totals by id (κ dt² of the pressure solve, κ dt of the divergence
-    /// solve), the next step's warm start.
-    pub warm: Option<(Vec<f32>, Vec<f32>)>,
-}
+pub use crate::sim::StepState;
 
 /// Why a checkpoint was not read.
 #[derive(Debug, thiserror::Error)]

@@ -32,6 +32,8 @@ pub struct Gpu {
     /// Optional features that were present and enabled.
     pub features: wgpu::Features,
     pub limits: wgpu::Limits,
+    /// The device's uncaptured errors so far: their count and the first one, in one line.
+    errors: Arc<Mutex<(usize, Option<String>)>>,
 }
 
 /// The optional features Rillet uses when the adapter has them.
@@ -82,9 +84,15 @@ impl Gpu {
             ..Default::default()
         }))
         .map_err(|source| GpuError::Device { adapter: info.name.clone(), source })?;
-        install_error_logger(&device);
+        let errors = install_error_logger(&device);
         log::info!("adapter: {} ({:?}, {:?}, driver {} {})", info.name, info.backend, info.device_type, info.driver, info.driver_info);
-        Ok(Self { instance, adapter, device, queue, info, features, limits })
+        Ok(Self { instance, adapter, device, queue, info, features, limits, errors })
+    }
+
+    /// The device's uncaptured errors (validation, out of memory) so far, and the first of them:
+    /// work after one is not to be trusted, so a command that saw one must not report success.
+    pub fn uncaptured_errors(&self) -> (usize, Option<String>) {
+        self.errors.lock().map(|e| e.clone()).unwrap_or((1, Some("the error log's lock was poisoned".into())))
     }
 
     pub fn has_timestamps(&self) -> bool {
@@ -105,15 +113,22 @@ impl Gpu {
     }
 }
 
-/// Logs each distinct uncaptured wgpu error once, not once per frame.
-fn install_error_logger(device: &wgpu::Device) {
+/// Logs each distinct uncaptured wgpu error once, not once per frame, and counts them all.
+fn install_error_logger(device: &wgpu::Device) -> Arc<Mutex<(usize, Option<String>)>> {
     let seen: Mutex<HashSet<String>> = Mutex::new(HashSet::new());
+    let errors = Arc::new(Mutex::new((0, None)));
+    let count = errors.clone();
     device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
         // one line: the description spans several ("Validation Error\n\nCaused by:\n  In …")
         let text = e.to_string().split_whitespace().collect::<Vec<_>>().join(" ");
+        if let Ok(mut c) = count.lock() {
+            c.0 += 1;
+            c.1.get_or_insert_with(|| text.clone());
+        }
         let first = seen.lock().map(|mut s| s.insert(text.clone())).unwrap_or(true);
         if first {
             log::error!("wgpu: {text}");
         }
     }));
+    errors
 }

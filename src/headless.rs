@@ -364,28 +364,7 @@ pub const EXPORT_FOLDER: &str = "particles";
 /// [`RunMeta::outcome`] of a run that did all its steps.
 pub const COMPLETED: &str = "completed";
 
-/// A run that stopped before its last step: the files written so far are complete and valid.
-#[derive(Clone, Debug, thiserror::Error)]
-pub enum Stopped {
-    /// The health checks saw a blow-up ([`crate::health`]).
-    #[error("{finding}; the run stopped, {out} holds the probes up to it")]
-    BlowUp { finding: crate::health::Finding, out: String },
-    /// SIGINT or SIGTERM.
-    #[error(
-        "interrupted at step {step}; the run stopped, {out} holds the probes up to it and a checkpoint: continue with `rillet run --resume {out}`"
-    )]
-    Interrupted { step: u64, out: String, code: u8 },
-}
-
-impl Stopped {
-    /// The process exit code: 3 for a blow-up, 130 for SIGINT, 143 for SIGTERM.
-    pub fn exit_code(&self) -> u8 {
-        match self {
-            Stopped::BlowUp { .. } => 3,
-            Stopped::Interrupted { code, .. } => *code,
-        }
-    }
-}
+pub use crate::health::Stopped;
 
 /// A finished (or re-read) run.
 #[derive(Clone, Debug)]
@@ -900,7 +879,7 @@ pub fn run_scene(
             match finding {
                 Some(f) if f.blow_up => {
                     bar.clear();
-                    stopped = Some(Stopped::BlowUp { finding: f, out: out_name.clone() });
+                    stopped = Some(Stopped::BlowUp { finding: f, out: out_name.clone(), kept: "probes" });
                 }
                 Some(f) => {
                     bar.clear();

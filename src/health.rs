@@ -101,6 +101,30 @@ impl std::fmt::Display for Finding {
     }
 }
 
+/// A run (`rillet run`, `rillet render`) that stopped before its last step: the files written
+/// so far are complete and valid.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum Stopped {
+    /// The health checks saw a blow-up.
+    #[error("{finding}; the run stopped, {out} holds the {kept} up to it")]
+    BlowUp { finding: Finding, out: String, kept: &'static str },
+    /// SIGINT or SIGTERM.
+    #[error(
+        "interrupted at step {step}; the run stopped, {out} holds the probes up to it and a checkpoint: continue with `rillet run --resume {out}`"
+    )]
+    Interrupted { step: u64, out: String, code: u8 },
+}
+
+impl Stopped {
+    /// The process exit code: 3 for a blow-up, 130 for SIGINT, 143 for SIGTERM.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Stopped::BlowUp { .. } => 3,
+            Stopped::Interrupted { code, .. } => *code,
+        }
+    }
+}
+
 /// Watches one run: blow-ups every time, each kind of warning once.
 #[derive(Clone, Debug)]
 pub struct Health {

@@ -142,6 +142,7 @@ pub fn run(args: RenderArgs) -> anyhow::Result<()> {
 /// Renders `args.frames` frames of `scene` into `args.out`.
 pub fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -> anyhow::Result<RenderReport> {
     let (width, height) = args.size;
+    check_size(gpu, args.size, args.view, args.no_images, setup::available_host_memory())?;
     let state = setup::build_checked(scene, gpu).with_context(|| format!("{label}: the scene does not fit this device"))?;
     let mut sim = Sim::new(gpu, &state, setup::sim_options(scene)).map_err(|e| e.for_scene(label))?;
     std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
@@ -189,6 +190,29 @@ pub fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -> anyho
     // the simulated time a progress line shows: step × dt, unknown on the CPU for an adaptive dt
     let fixed_dt = (!sim.is_adaptive()).then(|| sim.params().dt as f64);
     let mut in_flight: Option<wgpu::SubmissionIndex> = None;
+    // the run's health, as `rillet run` and the app watch it: the GPU's counters and the fastest
+    // particle of every frame, copied out with the frame (read without waiting)
+    let mut health = crate::health::Health::new(sim.params());
+    let mut guards = crate::health::GuardTotals::default();
+    let mut blown: Option<crate::health::Finding> = None;
+    let mut diagnostics = Readback::<u64>::new(device, "render.offscreen.diagnostics", std::mem::size_of::<crate::sim::params::Diagnostics>() as u64, 3);
+    let n_fluid = sim.params().n_fluid as u64;
+    let mut judge = |frame: u64, bytes: &[u8], warned: &mut dyn FnMut(&crate::health::Finding)| -> Option<crate::health::Finding> {
+        let step = frame * args.substeps as u64;
+        let d = crate::sim::readback::diagnostics_from(bytes);
+        let time = fixed_dt.map_or(d.sim_time(), |dt| step as f64 * dt);
+        let delta = guards.update(&d, step);
+        let fluid = (n_fluid + d.emitted as u64).saturating_sub(d.outflow as u64);
+        let row = crate::probes::ProbeRow { step, time, max_speed: d.max_speed as f64, dt: d.dt as f64, ..Default::default() };
+        match health.check_guards(&delta, fluid, step, time).or_else(|| health.check_row(&row)) {
+            Some(f) if f.blow_up => Some(f),
+            Some(f) => {
+                warned(&f);
+                None
+            }
+            None => None,
+        }
+    };
     // hands the frames whose pixels and times have arrived to the writer; false when it stopped
     let take = |pixels: &mut Readback<u64>, timer: &mut Option<Timer>, times: &mut Vec<Vec<f64>>| -> bool {
         if let Some(t) = timer.as_mut() {
@@ -217,8 +241,11 @@ pub fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -> anyho
             let dst = pixels.reserve(frame).context("the frame's staging buffer is still in use")?;
             copy_out(&mut encoder, &target, dst, padded_row);
         }
+        let dst = diagnostics.reserve(frame).context("the frame's diagnostics staging buffer is still in use")?;
+        sim.record_diagnostics_copy(&mut encoder, dst, 0);
         let submitted = gpu.queue.submit([encoder.finish()]);
         pixels.submitted();
+        diagnostics.submitted();
         if let Some(t) = timer.as_mut() {
             t.submitted();
         }
@@ -232,17 +259,44 @@ pub fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -> anyho
         }
         frames = frame;
         bar.update(frame, fixed_dt.map_or(f64::NAN, |dt| (frame * args.substeps as u64) as f64 * dt));
+        for (done, bytes) in diagnostics.take_ready() {
+            if let Some(f) = judge(done, &bytes, &mut |f| {
+                bar.clear();
+                eprintln!("{label}: {f}");
+            }) {
+                blown = Some(f);
+                break 'frames;
+            }
+        }
     }
     bar.finish();
     device.poll(wgpu::PollType::wait_indefinitely()).context("GPU wait")?;
     let wall_seconds = t0.elapsed().as_secs_f64();
     take(&mut pixels, &mut timer, &mut times);
+    if blown.is_none() {
+        for (done, bytes) in diagnostics.take_ready() {
+            if let Some(f) = judge(done, &bytes, &mut |f| eprintln!("{label}: {f}")) {
+                blown = Some(f);
+                break;
+            }
+        }
+    }
     let sim_seconds = {
         let d = sim.read_diagnostics();
         sim.time_at(frames * args.substeps as u64, &d)
     };
     drop(tx);
     writer.join().map_err(|_| anyhow::anyhow!("the PNG writer panicked"))?.map_err(anyhow::Error::msg)?;
+    if let (n @ 1.., first) = gpu.uncaptured_errors() {
+        anyhow::bail!(
+            "the device reported {n} error(s) while rendering, so the frames in {} cannot be trusted; the first: {}",
+            args.out.display(),
+            first.unwrap_or_default()
+        );
+    }
+    if let Some(finding) = blown {
+        return Err(crate::health::Stopped::BlowUp { finding, out: args.out.display().to_string(), kept: "frames" }.into());
+    }
     // the first frames warm up (pipelines, caches): the means of the second half
     let tail = &times[times.len() / 2..];
     let mean = |k: usize| tail.iter().map(|t: &Vec<f64>| t[k]).sum::<f64>() / tail.len() as f64;
@@ -268,6 +322,40 @@ pub fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -> anyho
     };
     crate::files::write_whole(&args.out.join("render.json"), serde_json::to_string_pretty(&report)?.as_bytes())?;
     Ok(report)
+}
+
+/// Bytes of host memory a pixel of the image takes: the staging buffers of the frames in flight
+/// (three), the frames queued for the PNG writer (two) and the writer's own (two).
+const HOST_BYTES_PER_PIXEL: u64 = 4 * 7;
+
+/// Whether an image of `size` can be rendered in `view` here, before anything is allocated: the
+/// device's largest texture, the surface view's per-pixel storage binding, the host's memory.
+pub fn check_size(gpu: &Gpu, size: (u32, u32), view: View, no_images: bool, available: Option<u64>) -> anyhow::Result<()> {
+    let (w, h) = size;
+    let max_dim = gpu.limits.max_texture_dimension_2d;
+    anyhow::ensure!(w <= max_dim && h <= max_dim, "--size {w}x{h} is out of range: this device draws images of at most {max_dim} pixels a side");
+    let pixels = w as u64 * h as u64;
+    if view == View::Surface {
+        // the depth splat keeps 4 bytes a pixel in one storage binding
+        let most = gpu.max_binding_bytes() / 4;
+        anyhow::ensure!(
+            pixels <= most,
+            "--size {w}x{h} ({pixels} pixels) is out of range for the surface view: this device binds at most {} bytes of storage at once, 4 a pixel, so at most {most} pixels (about {side}x{side})",
+            gpu.max_binding_bytes(),
+            side = (most as f64).sqrt() as u64
+        );
+    }
+    if !no_images && let Some(available) = available {
+        let needed = pixels * HOST_BYTES_PER_PIXEL;
+        const GIB: f64 = (1u64 << 30) as f64;
+        anyhow::ensure!(
+            needed <= available,
+            "--size {w}x{h}: the frames in flight and the PNG writer need about {:.1} GiB of memory, this machine has {:.1} GiB free: render smaller images",
+            needed as f64 / GIB,
+            available as f64 / GIB
+        );
+    }
+    Ok(())
 }
 
 /// Timestamps around each render pass of a frame, read back without waiting (a ring of

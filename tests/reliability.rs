@@ -631,3 +631,40 @@ fn a_resume_from_another_folder_keeps_the_scene_file() {
         assert_eq!(run_json(&out)["scene_file"].as_str(), Some(scene_file.as_str()), "from {}", cwd.display());
     }
 }
+
+/// `rillet render` watches the run's health as `rillet run` does (a scene that blows up exits
+/// 3, it exited 0), and refuses before rendering an image the device or the host cannot hold:
+/// a surface view larger than the device's storage binding (it logged validation errors and
+/// wrote a PNG without the water), or frames larger than the free memory (it aborted).
+#[test]
+fn render_checks_health_and_sizes() {
+    let dir = folder("render");
+    let scene = write_scene(
+        &dir,
+        "(domain: (min: (0, 0, 0), max: (0.4, 0.4, 0.4)),
+          fluid: [(min: (0.1, 0.1, 0.1), max: (0.3, 0.3, 0.3), velocity: (0, -4.9, 0))],
+          physics: (spacing: 0.02, pressure: SpeedOfSound(10), dt: 0.0015))",
+    );
+    let o = output_within(rillet().arg("render").arg(&scene).args(["--frames", "40", "--size", "160x90", "--quiet", "--out"]).arg(dir.join("frames")), 300);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(err.contains("blew up") && err.contains("holds the frames up to it"), "{err}");
+    // the surface view's largest image on this device, plus a row
+    let gpu = rillet::gpu::Gpu::headless().expect("a Vulkan adapter (lavapipe: apt-get install mesa-vulkan-drivers)");
+    let side = ((gpu.max_binding_bytes() / 4) as f64).sqrt() as u32 + 1;
+    let small = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenes/small_drop.ron");
+    let max_dim = gpu.limits.max_texture_dimension_2d.min(16384);
+    if side <= max_dim {
+        let size = format!("{side}x{side}");
+        let o = output_within(rillet().arg("render").arg(&small).args(["--view", "surface", "--frames", "1", "--size", &size, "--quiet", "--out"]).arg(dir.join("big")), 120);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{size}: {err}");
+        assert!(err.contains("out of range for the surface view"), "{err}");
+        assert!(!dir.join("big/frame-00001.png").exists(), "a frame was written");
+    }
+    let view = rillet::render::View::Spheres;
+    assert!(rillet::offscreen::check_size(&gpu, (1280, 720), view, false, Some(1 << 30)).is_ok());
+    let e = rillet::offscreen::check_size(&gpu, (16384, 16384), view, false, Some(1 << 30)).unwrap_err().to_string();
+    assert!(e.contains("GiB of memory") && e.contains("16384x16384"), "{e}");
+    assert!(rillet::offscreen::check_size(&gpu, (16384, 16384), view, true, Some(1 << 30)).is_ok(), "--no-images keeps no frames");
+}

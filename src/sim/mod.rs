@@ -123,6 +123,20 @@ impl SimError {
     }
 }
 
+/// The state a step carries to the next besides the particles.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepState {
+    /// The last step's dt (an adaptive dt grows from it) and the mean compression its pressure
+    /// solve reached (DFSPH halves the next dt above its tolerance).
+    pub last_dt: f32,
+    pub solver_error: f32,
+    /// The GPU's clock, a compensated pair: time + time_lo.
+    pub clock: [f32; 2],
+    /// DFSPH: the solves' totals by id (κ dt² of the pressure solve, κ dt of the divergence
+    /// solve), the next step's warm start.
+    pub warm: Option<(Vec<f32>, Vec<f32>)>,
+}
+
 /// The passes' pipelines for one set of options.
 struct Kernels {
     count: Kernel,
@@ -670,13 +684,13 @@ impl Sim {
     }
     /// What the next step reads besides the particles, for a checkpoint: the last dt, the last
     /// pressure solve's error, the clock and (DFSPH) the solves' totals by id.
-    pub fn step_state(&self, d: &Diagnostics) -> crate::checkpoint::StepState {
-        crate::checkpoint::StepState { last_dt: d.dt, solver_error: d.solver_error, clock: [d.time, d.time_lo], warm: self.read_dfsph_totals() }
+    pub fn step_state(&self, d: &Diagnostics) -> StepState {
+        StepState { last_dt: d.dt, solver_error: d.solver_error, clock: [d.time, d.time_lo], warm: self.read_dfsph_totals() }
     }
 
     /// Continues from a checkpoint's step state: the next step sees the last dt, solver error,
     /// clock and warm start the checkpointed run's next step saw (call before the first step).
-    pub fn restore_step_state(&self, s: &crate::checkpoint::StepState) -> Result<(), SimError> {
+    pub fn restore_step_state(&self, s: &StepState) -> Result<(), SimError> {
         let diag = |field: usize, v: &[f32]| self.queue.write_buffer(&self.fixed.diag, field as u64, bytemuck::cast_slice(v));
         diag(std::mem::offset_of!(Diagnostics, dt), &[s.last_dt, s.clock[0], s.clock[1]]);
         diag(std::mem::offset_of!(Diagnostics, solver_error), &[s.solver_error]);
