@@ -188,7 +188,9 @@ impl Scene {
             let shell = self.solid_shell(i);
             let surface = match &shape {
                 Shape::Mesh(m) => (**m).clone(),
-                Shape::Primitive(p, place) => geometry::primitive_mesh(p, place, 48),
+                // fine enough that its facets lie within a tenth of a spacing of the surface (48
+                // segments put a sphere of radius 30 m 1.7 spacings of 5 cm inside it: refused)
+                Shape::Primitive(p, place) => geometry::primitive_mesh(p, place, geometry::circle_segments(p.half_extent().max_element(), s)),
                 Shape::Block(..) => unreachable!("solids are no blocks"),
             };
             if let Some((at, d)) = geometry::coverage_gap(&surface, &shell, 0.5 * s, COVERAGE_SPACINGS * s) {

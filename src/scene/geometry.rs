@@ -626,6 +626,29 @@ pub fn to_obj(mesh: &TriMesh, header: &str) -> String {
 mod tests {
     use super::*;
 
+    /// A long thin triangle (a cylinder cap's fan: 40 m by 5 m) is sampled in proportion to its
+    /// area, not its longest edge squared, and every point of it has a sample within a step;
+    /// the meshes of large round primitives have their facets within a tenth of a spacing.
+    #[test]
+    fn surface_samples_cost_their_area_and_facets_stay_close() {
+        let (a, b, c) = (DVec3::ZERO, DVec3::new(40.0, 0.0, 0.0), DVec3::new(40.0, 0.0, 5.2));
+        let step = 0.025;
+        let mut points = Vec::new();
+        triangle_samples(a, b, c, step, |q| points.push(q));
+        let area = 0.5 * 40.0 * 5.2;
+        let n = points.len() as f64;
+        assert!(n < 1.3 * area / (step * step) && n > 0.9 * area / (step * step), "{n} samples for {area} m²");
+        // every sample on the triangle (y = 0, 0 ≤ z ≤ 5.2 x / 40)
+        assert!(points.iter().all(|p| p.y == 0.0 && p.z >= -1e-9 && p.z <= 5.2 * p.x / 40.0 + 1e-9));
+        // a sphere of radius 30 m at 5 cm: facets within 0.1 spacing of the surface
+        let (r, s) = (30.0, 0.05);
+        let n = circle_segments(r, s);
+        let m = primitive_mesh(&Primitive::Sphere { radius: r }, &Placement::new(1.0, [0.0; 3], [0.0; 3]), n);
+        let deepest = m.triangles.iter().map(|t| r - ((m.corner(t, 0) + m.corner(t, 1) + m.corner(t, 2)) / 3.0).length()).fold(0.0, f64::max);
+        assert!(deepest <= 0.1 * s, "{n} segments: a facet's centre {deepest} m inside");
+        assert_eq!(circle_segments(0.1, 0.05), 48);
+    }
+
     /// An L-shaped prism whose two caps are concave 6-gons: ear clipping covers each cap
     /// exactly (tobj's fan crossed the notch), so the mesh is closed and holds the L's volume.
     /// Given with a UTF-8 byte-order mark it reads the same; so does an ASCII STL with one.
@@ -921,20 +944,65 @@ pub fn coverage_gap(mesh: &TriMesh, points: &[DVec3], step: f64, limit: f64) -> 
     let mut worst: Option<(DVec3, f64)> = None;
     for t in &mesh.triangles {
         let (a, b, c) = (mesh.corner(t, 0), mesh.corner(t, 1), mesh.corner(t, 2));
-        let longest = (b - a).length().max((c - b).length()).max((a - c).length());
-        let n = ((longest / step).ceil() as usize).max(1);
-        for i in 0..=n {
-            for j in 0..=n - i {
-                let (u, v) = (i as f64 / n as f64, j as f64 / n as f64);
-                let q = a + (b - a) * u + (c - a) * v;
-                let d = nearest(q);
-                if d > limit && worst.is_none_or(|w| d > w.1) {
-                    worst = Some((q, d));
-                }
+        triangle_samples(a, b, c, step, |q| {
+            let d = nearest(q);
+            if d > limit && worst.is_none_or(|w| d > w.1) {
+                worst = Some((q, d));
+            }
+        });
+    }
+    worst
+}
+
+/// Points of triangle abc no farther than `step` from one another: its corners, its edges every
+/// `step`, and inside it a square grid of `step` in its plane — about area / step² points, so
+/// that a long thin triangle (a cylinder cap's fan) costs its area, not its longest edge squared.
+pub fn triangle_samples(a: DVec3, b: DVec3, c: DVec3, step: f64, mut visit: impl FnMut(DVec3)) {
+    for (p, q) in [(a, b), (b, c), (c, a)] {
+        let n = (((q - p).length() / step).ceil() as usize).max(1);
+        for i in 0..n {
+            visit(p + (q - p) * (i as f64 / n as f64));
+        }
+    }
+    // the grid: x along the longest edge, y across it in the plane
+    let (p0, p1, p2) = [(a, b, c), (b, c, a), (c, a, b)]
+        .into_iter()
+        .max_by(|x, y| (x.1 - x.0).length_squared().total_cmp(&(y.1 - y.0).length_squared()))
+        .expect("three edges");
+    let e = p1 - p0;
+    let length = e.length();
+    if !(length > 0.0) {
+        return;
+    }
+    let ex = e / length;
+    let across = (p2 - p0) - ex * (p2 - p0).dot(ex);
+    let height = across.length();
+    if !(height > 0.0) {
+        return;
+    }
+    let ey = across / height;
+    let apex = (p2 - p0).dot(ex);
+    let (nx, ny) = ((length / step).ceil() as usize, (height / step).ceil() as usize);
+    for j in 1..ny {
+        let y = j as f64 * height / ny as f64;
+        // the triangle's extent along x at height y: from the left edge to the right one
+        let (x0, x1) = (apex * y / height, length + (apex - length) * y / height);
+        for i in 1..nx {
+            let x = i as f64 * length / nx as f64;
+            if x > x0 && x < x1 {
+                visit(p0 + ex * x + ey * y);
             }
         }
     }
-    worst
+}
+
+/// Segments around a circle of `radius` (for the meshes of a primitive's surface) so that a
+/// chord lies at most a twentieth of `spacing` inside the circle, and a facet of a sphere's mesh
+/// (whose centre lies deeper than its edges) at most a tenth; at least 48.
+pub fn circle_segments(radius: f64, spacing: f64) -> usize {
+    let depth = (0.05 * spacing / radius).min(1.0);
+    let n = (std::f64::consts::PI / (1.0 - depth).acos()).ceil();
+    if n.is_finite() { (n as usize).clamp(48, 4096) } else { 48 }
 }
 
 /// The surface of a primitive as a triangle mesh (for coverage checks and drawing): a box's six
