@@ -649,6 +649,21 @@ mod tests {
         assert_eq!(circle_segments(0.1, 0.05), 48);
     }
 
+    /// The coverage check finds a hole: a unit cube's surface against a lattice of points over
+    /// all of it is covered, against the same with the points near x = 1 taken away it is not,
+    /// and the gap it reports is where the points are missing.
+    #[test]
+    fn coverage_gaps_are_found_where_the_points_are_missing() {
+        let cube = primitive_mesh(&Primitive::Box { half: DVec3::splat(0.5) }, &Placement::new(1.0, [0.0; 3], [0.0; 3]), 4);
+        let s = 0.05;
+        let l = Lattice::covering(DVec3::splat(-0.5), s, DVec3::splat(-0.5), DVec3::splat(0.5));
+        let all: Vec<DVec3> = l.points().collect();
+        assert_eq!(coverage_gap(&cube, &all, 0.5 * s, 1.5 * s), None);
+        let holed: Vec<DVec3> = all.iter().copied().filter(|p| p.x < 0.3).collect();
+        let (at, d) = coverage_gap(&cube, &holed, 0.5 * s, 1.5 * s).expect("a gap");
+        assert!(at.x > 0.3 && d > 1.5 * s, "{at:?} {d}");
+    }
+
     /// An L-shaped prism whose two caps are concave 6-gons: ear clipping covers each cap
     /// exactly (tobj's fan crossed the notch), so the mesh is closed and holds the L's volume.
     /// Given with a UTF-8 byte-order mark it reads the same; so does an ASCII STL with one.
