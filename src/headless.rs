@@ -799,6 +799,8 @@ pub fn run_scene(
         dt_mean: 0.0,
         max_pressure_iterations_seen: 0,
     };
+    // loaded: from here a signal stops the run between batches, its files written
+    crate::signals::loaded();
     if let Some(dir) = out {
         write_whole(&dir.join("run.json"), serde_json::to_string_pretty(&meta_at_start)?.as_bytes())?;
     }

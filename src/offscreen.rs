@@ -184,6 +184,8 @@ pub fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -> anyho
         }
         Ok(())
     });
+    // loaded: from here a signal stops the render after the frame in flight
+    crate::signals::loaded();
     let t0 = Instant::now();
     let mut frames = 0;
     let mut bar = crate::progress::Progress::new(label, args.frames, !args.quiet).counting("frame");

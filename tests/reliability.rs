@@ -668,3 +668,23 @@ fn render_checks_health_and_sizes() {
     assert!(e.contains("GiB of memory") && e.contains("16384x16384"), "{e}");
     assert!(rillet::offscreen::check_size(&gpu, (16384, 16384), view, true, Some(1 << 30)).is_ok(), "--no-images keeps no frames");
 }
+
+/// A signal while a scene still loads (a 30 m sphere's shell takes seconds to sample and
+/// check) ends the command at once with 128 + its number; it was ignored until the load ended.
+#[cfg(unix)]
+#[test]
+fn a_signal_while_loading_ends_the_run_at_once() {
+    let dir = folder("loading");
+    let scene = write_scene(
+        &dir,
+        "(domain: (min: (0, 0, 0), max: (100, 100, 100)), fluid: [(min: (0, 0, 0), max: (1, 1, 1))],
+          solids: [Sphere(center: (50, 50, 50), radius: 30)], physics: (spacing: 0.05))",
+    );
+    let child = rillet().arg("run").arg(&scene).args(["--steps", "10", "--quiet", "--out"]).arg(dir.join("out")).spawn().unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    let sent = Instant::now();
+    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+    assert!(sent.elapsed() < Duration::from_secs(5), "ended {:?} after the signal", sent.elapsed());
+}

@@ -44,6 +44,7 @@ use viewer::Viewer;
 pub fn run(args: AppArgs) -> anyhow::Result<()> {
     // the scene first: a bad file is reported (exit code 2) before any window opens
     let scene = SceneFile::load(args.scene.as_deref())?;
+    crate::signals::loaded();
     log::info!("rillet {} (pid {})", env!("CARGO_PKG_VERSION"), std::process::id());
     let spec = WindowSpec { title: viewer::title(&scene.title()), size: args.size, vsync: !args.no_vsync };
     shell::run(spec, move |host| Viewer::new(host, &args, scene))

@@ -83,6 +83,8 @@ pub fn validate(
 }
 
 pub fn run(args: ValidateArgs) -> anyhow::Result<()> {
+    // its cases write as they go: a signal stops them between batches from the start
+    crate::signals::loaded();
     if let Some(dir) = &args.spheric {
         let path = spheric_figure(dir, &args.out)?;
         println!("{}", path.display());
