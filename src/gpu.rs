@@ -89,6 +89,21 @@ impl Gpu {
         Ok(Self { instance, adapter, device, queue, info, features, limits, errors })
     }
 
+    /// The same device, seen as having `limits` (lower ones: to check what a scene does on a
+    /// smaller device); its error count is shared.
+    pub fn with_limits(&self, limits: wgpu::Limits) -> Gpu {
+        Gpu {
+            instance: self.instance.clone(),
+            adapter: self.adapter.clone(),
+            device: self.device.clone(),
+            queue: self.queue.clone(),
+            info: self.info.clone(),
+            features: self.features,
+            limits,
+            errors: self.errors.clone(),
+        }
+    }
+
     /// The device's uncaptured errors (validation, out of memory) so far, and the first of them:
     /// work after one is not to be trusted, so a command that saw one must not report success.
     pub fn uncaptured_errors(&self) -> (usize, Option<String>) {

@@ -74,15 +74,7 @@ fn every_scene_runs_a_few_steps() {
 /// The test device, with its storage-binding limit lowered to `bytes` (to check the refusal on
 /// devices that would hold the scene).
 fn with_binding_limit(g: &Gpu, bytes: u64) -> Gpu {
-    Gpu {
-        instance: g.instance.clone(),
-        adapter: g.adapter.clone(),
-        device: g.device.clone(),
-        queue: g.queue.clone(),
-        info: g.info.clone(),
-        features: g.features,
-        limits: wgpu::Limits { max_storage_buffer_binding_size: bytes.min(g.limits.max_storage_buffer_binding_size), ..g.limits.clone() },
-    }
+    g.with_limits(wgpu::Limits { max_storage_buffer_binding_size: bytes.min(g.limits.max_storage_buffer_binding_size), ..g.limits.clone() })
 }
 
 #[test]
