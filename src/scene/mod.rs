@@ -474,6 +474,14 @@ mod tests {
             assert_eq!(field, "emitters[0].shape", "{shape}");
             assert!(value.contains("across") && allowed.contains("fits in the domain"), "{shape}: {value} / {allowed}");
         }
+        // an emitter too fast for the step is told so by its speed, not as physics.dt
+        let (field, _, allowed, _) = invalid(
+            "(domain: (min: (0, 0, 0), max: (1, 1, 1)), fluid: [],
+              emitters: [(shape: Disc(radius: 0.1), center: (0.5, 0.5, 0.5), direction: (1, 0, 0), speed: 45.0, end: 0.5)],
+              physics: (spacing: 0.02, pressure: SpeedOfSound(100), dt: 0.0003))",
+        );
+        assert_eq!(field, "emitters[0].speed");
+        assert!(allowed.contains("half a spacing per step"), "{allowed}");
     }
 
     /// Sampling a mesh is refused, naming the entry, when this machine's free memory cannot
