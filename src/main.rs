@@ -155,7 +155,7 @@ fn quiet_device_select_layer() {
 
 fn main() -> ExitCode {
     quiet_device_select_layer();
-    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn,rillet::load=info")).init();
     let cli = Cli::parse();
     // SIGINT / SIGTERM: the commands that write files stop the ordinary way, their files
     // written (a second signal ends the process at once); `bench` writes nothing and just ends

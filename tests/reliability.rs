@@ -667,6 +667,17 @@ fn render_checks_health_and_sizes() {
     let e = rillet::offscreen::check_size(&gpu, (16384, 16384), view, false, Some(1 << 30)).unwrap_err().to_string();
     assert!(e.contains("GiB of memory") && e.contains("16384x16384"), "{e}");
     assert!(rillet::offscreen::check_size(&gpu, (16384, 16384), view, true, Some(1 << 30)).is_ok(), "--no-images keeps no frames");
+    // the device's uncaptured errors are counted (render fails on any): a buffer both mappable
+    // for reading and a storage buffer is invalid without a feature no adapter gives here
+    assert_eq!(gpu.uncaptured_errors().0, 0);
+    let _invalid = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("test.invalid"),
+        size: 4,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::STORAGE,
+        mapped_at_creation: false,
+    });
+    let (n, first) = gpu.uncaptured_errors();
+    assert!(n >= 1 && first.as_deref().is_some_and(|e| e.contains("test.invalid")), "{n} {first:?}");
 }
 
 /// A signal while a scene still loads (a 30 m sphere's shell takes seconds to sample and

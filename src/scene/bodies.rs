@@ -10,6 +10,10 @@ use glam::{DVec3, Vec3};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+/// Above this many points a load step takes seconds, and says what it does (log target
+/// `rillet::load`, shown by default).
+pub const LOAD_NOTE_POINTS: usize = 4_000_000;
+
 /// Slack when checking that shapes lie inside the domain, in metres.
 const INSIDE_TOLERANCE: f64 = 1e-5;
 
@@ -193,6 +197,9 @@ impl Scene {
                 Shape::Primitive(p, place) => geometry::primitive_mesh(p, place, geometry::circle_segments(p.half_extent().max_element(), s)),
                 Shape::Block(..) => unreachable!("solids are no blocks"),
             };
+            if shell.len() > LOAD_NOTE_POINTS {
+                log::info!(target: "rillet::load", "{file}: checking that the shell of solids[{i}] ({} particles) covers its surface", shell.len());
+            }
             if let Some((at, d)) = geometry::coverage_gap(&surface, &shell, 0.5 * s, COVERAGE_SPACINGS * s) {
                 return Err(invalid(
                     format!("solids[{i}]"),

@@ -346,6 +346,9 @@ impl Scene {
         let (fluid, boundary) = if fluid + outer.saturating_sub(inner) + solids > MAX_PARTICLES as u128 {
             (fluid, outer.saturating_sub(inner) + solids)
         } else {
+            if solids > super::bodies::LOAD_NOTE_POINTS as u128 {
+                log::info!(target: "rillet::load", "{file}: sampling the solids' shells over their lattices ({solids} points)");
+            }
             let (f, b) = count_particles(self);
             (f as u128, b as u128)
         };
