@@ -21,7 +21,8 @@ variant() { # name scene steps every c sed-expressions...
 free='s/wall_viscosity: [0-9.]*,/wall_viscosity: 0.0,/'
 variant dam_break scenes/dam_break.ron 10000 50 50 -e "$free"
 variant wall_penetration scenes/studies/wall_penetration.ron 5600 700 34.31 -e "$free"
-variant spheric_free scenes/studies/spheric_test2_1m.ron 13637 455 60 -e "$free"
-variant bowl_free scenes/bowl.ron 6000 500 40 -e "$free"
-variant jet_free scenes/jet.ron 8000 500 40 -e "$free"
-variant channel_free scenes/channel.ron 10000 500 40 -e "$free"
+variant spheric_free scenes/studies/spheric_test2_1m.ron 13637 91 60 -e "$free"
+variant spheric_a2 scenes/studies/spheric_test2_1m.ron 13637 91 60 -e "$free" -e 's/wall_viscosity: 0.0,/wall_viscosity: 0.0, wall_approach_viscosity: 2.0,/'
+variant bowl_free scenes/bowl.ron 6000 100 40 -e "$free"
+variant jet_free scenes/jet.ron 8000 100 40 -e "$free"
+variant channel_free scenes/channel.ron 10000 100 40 -e "$free"
