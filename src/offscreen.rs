@@ -349,7 +349,7 @@ pub fn check_size(gpu: &Gpu, size: (u32, u32), view: View, no_images: bool, avai
     }
     if !no_images && let Some(available) = available {
         let needed = pixels * HOST_BYTES_PER_PIXEL;
-        const GIB: f64 = (1u64 << 30) as f64;
+        use setup::GIB;
         anyhow::ensure!(
             needed <= available,
             "--size {w}x{h}: the frames in flight and the PNG writer need about {:.1} GiB of memory, this machine has {:.1} GiB free: render smaller images",

@@ -43,11 +43,13 @@ pub fn build_checked(scene: &Scene, gpu: &Gpu) -> Result<InitialState, SetupErro
     if let Some(available) = available_host_memory()
         && needed > available
     {
-        const GIB: f64 = (1u64 << 30) as f64;
         return Err(SetupError::HostMemory { particles: n, needed_gib: needed as f64 / GIB, available_gib: available as f64 / GIB });
     }
     Ok(build(scene))
 }
+
+/// Bytes in a GiB, for the memory figures of messages.
+pub const GIB: f64 = (1u64 << 30) as f64;
 
 /// `MemAvailable` of /proc/meminfo (Linux); None where it cannot be read.
 pub fn available_host_memory() -> Option<u64> {

@@ -11,6 +11,13 @@ use crate::physics::SUPPORT_OVER_SPACING;
 /// where the simulation is created.
 pub const MAX_PARTICLES: u64 = 1 << 31;
 
+/// Points of a lattice of spacing `s` over a shape's bounding box, one more per axis (a shape's
+/// own lattice is centred in it): an upper bound of its particles and what sampling it visits.
+fn bounds_lattice_points(shape: &super::geometry::Shape, s: f32) -> u128 {
+    let (lo, hi) = shape.bounds();
+    (0..3).map(|a| lattice_count(lo[a] as f32, hi[a] as f32, s) as u128 + 1).product()
+}
+
 /// Host bytes a lattice point of a fluid mesh takes to fill (a winding number, a flag, the
 /// point) and of a solid mesh to sample its shell (a winding number, a flag).
 const SAMPLE_BYTES_FILL: u128 = 4 + 1 + 24;
@@ -268,10 +275,7 @@ impl Scene {
     /// largest mesh, when that is more than `available` bytes (this machine's free memory).
     pub fn check_sampling_memory(&self, file: &str, available: Option<u64>) -> Result<(), SceneError> {
         let s = self.physics.spacing;
-        let mesh_points = |shape: super::geometry::Shape| {
-            let (lo, hi) = shape.bounds();
-            (0..3).map(|a| lattice_count(lo[a] as f32, hi[a] as f32, s) as u128 + 1).product::<u128>()
-        };
+        let mesh_points = |shape: super::geometry::Shape| bounds_lattice_points(&shape, s);
         let sampling: Vec<(String, u128)> = (0..self.fluid.len())
             .filter(|&i| self.fluid[i].block().is_none())
             .map(|i| (format!("fluid[{i}]"), mesh_points(self.fluid_shape(i)) * SAMPLE_BYTES_FILL))
@@ -284,7 +288,7 @@ impl Scene {
         let total: u128 = sampling.iter().map(|(_, b)| b).sum();
         match (available, sampling.iter().max_by_key(|(_, b)| *b)) {
             (Some(available), Some((field, largest))) if total > available as u128 => {
-                const GIB: f64 = (1u64 << 30) as f64;
+                use super::setup::GIB;
                 Err(Validator { file }.invalid(
                     field,
                     format!(
@@ -325,10 +329,7 @@ impl Scene {
         let fluid: u128 = (0..self.fluid.len())
             .map(|i| match self.fluid[i].block() {
                 Some(b) => (0..3).map(|a| n(b.min[a], b.max[a])).product::<u128>(),
-                None => {
-                    let (lo, hi) = self.fluid_shape(i).bounds();
-                    (0..3).map(|a| n(lo[a] as f32, hi[a] as f32) + 1).product::<u128>()
-                }
+                None => bounds_lattice_points(&self.fluid_shape(i), s),
             })
             .sum();
         let t = layers as f32 * s;
@@ -336,10 +337,7 @@ impl Scene {
         let inner: u128 = (0..3).map(|a| n(dmin[a], dmax[a])).product();
         // a solid by the lattice of its bounding box (an upper bound)
         let solids: u128 = (0..self.solids.len())
-            .map(|i| {
-                let (lo, hi) = self.solid_shape(i).bounds();
-                (0..3).map(|a| n(lo[a] as f32, hi[a] as f32) + 1).product::<u128>()
-            })
+            .map(|i| bounds_lattice_points(&self.solid_shape(i), s))
             .sum();
         // the count below samples the meshes: first, that this machine has the memory for it
         self.check_sampling_memory(file, super::setup::available_host_memory())?;
