@@ -494,7 +494,17 @@ pub const STEP_LOG_HEADER: &str =
 pub fn realtime_table(results: &[RealtimeResult]) -> String {
     let mut s = format!(
         "{:<34} {:>9} {:>7} {:>8} {:>8} {:>9} {:>20} {:>9} {:>9} {:>13} {:>13}\n",
-        "variant", "fluid", "steps", "sim s", "wall s", "sim s/s", "dt min/mean/max ms", "ρ err %", "max %", "p-iter mean/max", "div mean/max"
+        "variant",
+        "fluid",
+        "steps",
+        "sim s",
+        "wall s",
+        "sim s/s",
+        "dt min/mean/max ms",
+        "ρ err %",
+        "max %",
+        "p-iter mean/max",
+        "div mean/max"
     );
     for r in results {
         s.push_str(&format!(

@@ -125,7 +125,12 @@ impl Checkpoint {
         }
         // no step state: NaN for the dt (a fresh start)
         let st = self.step_state.as_ref();
-        for v in [st.map_or(f32::NAN, |s| s.last_dt), st.map_or(0.0, |s| s.solver_error), st.map_or(0.0, |s| s.clock[0]), st.map_or(0.0, |s| s.clock[1])] {
+        for v in [
+            st.map_or(f32::NAN, |s| s.last_dt),
+            st.map_or(0.0, |s| s.solver_error),
+            st.map_or(0.0, |s| s.clock[0]),
+            st.map_or(0.0, |s| s.clock[1]),
+        ] {
             out.extend_from_slice(&v.to_le_bytes());
         }
         out.extend_from_slice(&(warm.map_or(0, |(p, _)| p.len()) as u32).to_le_bytes());
@@ -164,7 +169,13 @@ impl Checkpoint {
         let (len, sum) = (u64_at(112), u64_at(CHECKSUM_AT));
         let payload = &bytes[HEADER..];
         let expected = n as u64 * 32 + warm_n as u64 * 8;
-        if checksum(bytes) != sum || payload.len() as u64 != len || len != expected || n_fluid as usize > n || !time.is_finite() || !(warm_n == 0 || warm_n == n) {
+        if checksum(bytes) != sum
+            || payload.len() as u64 != len
+            || len != expected
+            || n_fluid as usize > n
+            || !time.is_finite()
+            || !(warm_n == 0 || warm_n == n)
+        {
             return Err(CheckpointError::Damaged { file });
         }
         let (pos, rest) = payload.split_at(n * 16);
@@ -215,7 +226,12 @@ mod tests {
             flow: [3, 5, 1],
             pos_mass: vec![[1.0, 2.0, 3.0, 0.5], [4.0, 5.0, 6.0, -0.5]],
             vel_rho: vec![[0.1, 0.2, 0.3, 1000.0], [0.0, 0.0, 0.0, 1001.0]],
-            step_state: Some(StepState { last_dt: 4e-4, solver_error: 2e-4, clock: [0.04, 1e-9], warm: Some((vec![1.0, 2.0], vec![3.0, 4.0])) }),
+            step_state: Some(StepState {
+                last_dt: 4e-4,
+                solver_error: 2e-4,
+                clock: [0.04, 1e-9],
+                warm: Some((vec![1.0, 2.0], vec![3.0, 4.0])),
+            }),
         }
     }
 

@@ -22,8 +22,8 @@ use crate::checkpoint::Checkpoint;
 use crate::files::write_whole;
 use crate::gpu::Gpu;
 use crate::health::{GuardTotals, Health};
-use crate::progress::Progress;
 use crate::probes::{self as probe, ProbeRow, ProbeSetup, Profile, ProfileBin};
+use crate::progress::Progress;
 use crate::scene::Scene;
 use crate::scene::setup;
 use crate::signals::stop_requested;
@@ -95,7 +95,12 @@ pub const LOCK_FILE: &str = "rillet.lock";
 pub fn lock_run_folder(dir: &Path) -> anyhow::Result<std::fs::File> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let path = dir.join(LOCK_FILE);
-    let file = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path).with_context(|| format!("cannot write {}", path.display()))?;
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .with_context(|| format!("cannot write {}", path.display()))?;
     match file.try_lock() {
         Ok(()) => Ok(file),
         Err(std::fs::TryLockError::WouldBlock) => anyhow::bail!(
@@ -739,7 +744,8 @@ pub fn run_scene(
         Start::Fresh => [0u64; 3],
         Start::Resume(c) => c.flow,
     };
-    let flow = |d: &crate::sim::params::Diagnostics| [flow0[0] + d.outflow as u64, flow0[1] + d.emitted as u64, flow0[2] + d.starved as u64];
+    let flow =
+        |d: &crate::sim::params::Diagnostics| [flow0[0] + d.outflow as u64, flow0[1] + d.emitted as u64, flow0[2] + d.starved as u64];
     let mut health = Health::new(&params);
     let mut starved_warned = false;
     let mut stopped: Option<Stopped> = None;
@@ -747,7 +753,10 @@ pub fn run_scene(
     // run.json from the start (outcome "running"): a run that dies still has what resume needs
     let meta_at_start = RunMeta {
         scene: scene_label.to_string(),
-        scene_file: cfg.scene_file.clone().unwrap_or_else(|| std::fs::canonicalize(scene_label).map(|p| p.display().to_string()).unwrap_or_default()),
+        scene_file: cfg
+            .scene_file
+            .clone()
+            .unwrap_or_else(|| std::fs::canonicalize(scene_label).map(|p| p.display().to_string()).unwrap_or_default()),
         name: scene.name.clone(),
         adapter: gpu.describe(),
         rillet_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -927,9 +936,7 @@ pub fn run_scene(
             let k = (target - step).min(100) as u32;
             let submitted = sim.run(k);
             if let Some(last) = in_flight.replace(submitted) {
-                gpu.device
-                    .poll(wgpu::PollType::Wait { submission_index: Some(last), timeout: None })
-                    .context("GPU wait")?;
+                gpu.device.poll(wgpu::PollType::Wait { submission_index: Some(last), timeout: None }).context("GPU wait")?;
             }
             step += k as u64;
             if cfg.progress {
@@ -964,7 +971,12 @@ pub fn run_scene(
         steps_done: step,
         warnings,
         export,
-        flow: rows.last().map(|r| FlowTotals { fluid_particles: r.fluid_particles, outflow: r.outflow, emitted: r.emitted, starved: r.starved }),
+        flow: rows.last().map(|r| FlowTotals {
+            fluid_particles: r.fluid_particles,
+            outflow: r.outflow,
+            emitted: r.emitted,
+            starved: r.starved,
+        }),
         sim_time,
         dt_min_seen,
         dt_max_seen,
@@ -1130,7 +1142,6 @@ pub fn utc_date() -> String {
     format!("{y:04}-{m:02}-{d:02}")
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1169,7 +1180,8 @@ mod tests {
         drop(log);
         std::fs::write(&path, std::fs::read_to_string(&path).unwrap() + "40,2.0,4,0.5").unwrap();
         leak_log(&path, Some(20)).unwrap();
-        let steps: Vec<String> = std::fs::read_to_string(&path).unwrap().lines().map(|l| l.split(',').next().unwrap().to_string()).collect();
+        let steps: Vec<String> =
+            std::fs::read_to_string(&path).unwrap().lines().map(|l| l.split(',').next().unwrap().to_string()).collect();
         assert_eq!(steps, ["step", "10", "20"]);
         leak_log(&path, None).unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), format!("{LEAKS_HEADER}\n"));

@@ -1,5 +1,6 @@
 //! `rillet`: the command line.
 
+use anyhow::Context;
 use clap::{Parser, Subcommand};
 use rillet::app::AppArgs;
 use rillet::bench::{self, BenchConfig};
@@ -8,7 +9,6 @@ use rillet::headless::RunArgs;
 use rillet::scene::SceneError;
 use rillet::sim::SimOptions;
 use rillet::sim::layout::CellOrder;
-use anyhow::Context;
 use std::io::Write;
 use std::process::ExitCode;
 

@@ -345,7 +345,8 @@ pub fn neighbour_counts(setup: &ProbeSetup, p: &Particles) -> Vec<u32> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(32);
     let chunk = xs.len().div_ceil(threads).max(1);
     std::thread::scope(|scope| {
-        let parts: Vec<_> = xs.chunks(chunk).map(|part| scope.spawn(move || part.iter().map(|&x| count(x)).collect::<Vec<u32>>())).collect();
+        let parts: Vec<_> =
+            xs.chunks(chunk).map(|part| scope.spawn(move || part.iter().map(|&x| count(x)).collect::<Vec<u32>>())).collect();
         parts.into_iter().flat_map(|h| h.join().expect("a neighbour count thread panicked")).collect()
     })
 }

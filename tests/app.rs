@@ -806,10 +806,8 @@ fn the_app_draws_water_in_the_surface_view_and_after_a_resize() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let report = dir.join("report.json");
-    let mut args: Vec<std::ffi::OsString> = ["--view", "surface", "--frames", "90", "--substeps", "2", "--size", "900x560", "--no-vsync"]
-        .iter()
-        .map(|a| a.into())
-        .collect();
+    let mut args: Vec<std::ffi::OsString> =
+        ["--view", "surface", "--frames", "90", "--substeps", "2", "--size", "900x560", "--no-vsync"].iter().map(|a| a.into()).collect();
     args.extend(["--screenshot-at", "40", "--resize-at", "50:700x480"].map(Into::into));
     args.extend(["--screenshot-dir".into(), dir.clone().into_os_string(), "--report".into(), report.clone().into_os_string()]);
     args.extend(["--screenshot".into(), dir.join("frame-00090.png").into_os_string()]);

@@ -221,4 +221,3 @@ fn deterministic_steps_with_an_emitter_and_an_open_face_fill_the_twins_ids_and_r
     let pb = b.read_particles().by_id();
     assert!(pa.pos_mass == pb.pos_mass && pa.vel_rho == pb.vel_rho, "the two runs differ");
 }
-

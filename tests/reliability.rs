@@ -258,7 +258,10 @@ fn a_second_run_into_a_folder_in_use_is_refused() {
         assert!(t.elapsed() < Duration::from_secs(120), "the first run wrote nothing in two minutes");
         std::thread::sleep(Duration::from_millis(20));
     }
-    for args in [vec!["run", scene.to_str().unwrap(), "--steps", "5", "--quiet", "--overwrite", "--out", out.to_str().unwrap()], vec!["run", "--quiet", "--steps", "500", "--resume", out.to_str().unwrap()]] {
+    for args in [
+        vec!["run", scene.to_str().unwrap(), "--steps", "5", "--quiet", "--overwrite", "--out", out.to_str().unwrap()],
+        vec!["run", "--quiet", "--steps", "500", "--resume", out.to_str().unwrap()],
+    ] {
         let o = rillet().args(&args).output().unwrap();
         let err = stderr(&o);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
@@ -369,7 +372,10 @@ fn an_adaptive_run_keeps_the_gpu_clock_through_a_resume() {
     assert_eq!(o.status.code(), Some(0), "{err}");
     // the largest dt is the scene's 0.001 s or the viscous condition's 0.625 h/(α c) for the
     // walls' approach viscosity (α = 1), 0.000998 s here
-    assert!(err.contains("WCSPH, dt adaptive in [0.00001, 0.0009977") && err.contains("] s, cfl 0.4"), "the startup line names the time step: {err}");
+    assert!(
+        err.contains("WCSPH, dt adaptive in [0.00001, 0.0009977") && err.contains("] s, cfl 0.4"),
+        "the startup line names the time step: {err}"
+    );
     assert!(!err.contains("CFL dt·c/h"), "no fixed-dt CFL warning for an adaptive dt: {err}");
     let o = rillet().args(["run", "--quiet", "--steps", "200", "--resume"]).arg(&out).output().unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
@@ -621,7 +627,11 @@ fn a_resume_from_another_folder_keeps_the_scene_file() {
     let work = dir.join("work");
     std::fs::create_dir_all(&work).unwrap();
     write_scene(&work, &small_drop("", ""));
-    let o = rillet().current_dir(&work).args(["run", "scene.ron", "--steps", "10", "--checkpoint-every", "10", "--quiet", "--out", "out"]).output().unwrap();
+    let o = rillet()
+        .current_dir(&work)
+        .args(["run", "scene.ron", "--steps", "10", "--checkpoint-every", "10", "--quiet", "--out", "out"])
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let scene_file = std::fs::canonicalize(work.join("scene.ron")).unwrap().display().to_string();
     let out = work.join("out");
@@ -645,7 +655,10 @@ fn render_checks_health_and_sizes() {
           fluid: [(min: (0.1, 0.1, 0.1), max: (0.3, 0.3, 0.3), velocity: (0, -4.9, 0))],
           physics: (spacing: 0.02, pressure: SpeedOfSound(10), dt: 0.0015))",
     );
-    let o = output_within(rillet().arg("render").arg(&scene).args(["--frames", "40", "--size", "160x90", "--quiet", "--out"]).arg(dir.join("frames")), 300);
+    let o = output_within(
+        rillet().arg("render").arg(&scene).args(["--frames", "40", "--size", "160x90", "--quiet", "--out"]).arg(dir.join("frames")),
+        300,
+    );
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(3), "{err}");
     assert!(err.contains("blew up") && err.contains("holds the frames up to it"), "{err}");
@@ -656,7 +669,14 @@ fn render_checks_health_and_sizes() {
     let max_dim = gpu.limits.max_texture_dimension_2d.min(16384);
     if side <= max_dim {
         let size = format!("{side}x{side}");
-        let o = output_within(rillet().arg("render").arg(&small).args(["--view", "surface", "--frames", "1", "--size", &size, "--quiet", "--out"]).arg(dir.join("big")), 120);
+        let o = output_within(
+            rillet()
+                .arg("render")
+                .arg(&small)
+                .args(["--view", "surface", "--frames", "1", "--size", &size, "--quiet", "--out"])
+                .arg(dir.join("big")),
+            120,
+        );
         let err = stderr(&o);
         assert_eq!(o.status.code(), Some(2), "{size}: {err}");
         assert!(err.contains("out of range for the surface view"), "{err}");

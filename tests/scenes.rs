@@ -170,7 +170,11 @@ fn emitter_outside_domain() {
 
 #[test]
 fn emitter_into_solid() {
-    assert_invalid("emitter_into_solid.ron", "emitters[0]", "an emitter whose first two support radii (0.0800 m) along its direction are clear of every solid");
+    assert_invalid(
+        "emitter_into_solid.ron",
+        "emitters[0]",
+        "an emitter whose first two support radii (0.0800 m) along its direction are clear of every solid",
+    );
 }
 
 #[test]
@@ -270,7 +274,9 @@ fn the_readme_scene_parses() {
 #[test]
 fn a_fluid_velocity_near_the_speed_of_sound_is_refused() {
     let scene = |v: &str| {
-        format!("(domain: (min: (0, 0, 0), max: (1, 1, 1)), fluid: [(min: (0, 0, 0), max: (0.2, 0.2, 0.2), velocity: ({v}, 0, 0))], physics: (pressure: SpeedOfSound(20.0), dt: 0.0004))")
+        format!(
+            "(domain: (min: (0, 0, 0), max: (1, 1, 1)), fluid: [(min: (0, 0, 0), max: (0.2, 0.2, 0.2), velocity: ({v}, 0, 0))], physics: (pressure: SpeedOfSound(20.0), dt: 0.0004))"
+        )
     };
     assert!(Scene::parse(&scene("9.9"), "v.ron").is_ok());
     let err = Scene::parse(&scene("10.0"), "v.ron").unwrap_err().to_string();

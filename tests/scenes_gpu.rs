@@ -66,7 +66,11 @@ fn every_scene_runs_a_few_steps() {
         // a scene with emitters has made water
         if !scene.emitters.is_empty() {
             assert!(d.emitted > 0, "{name}: the emitters made nothing");
-            assert_eq!(p.pos_mass.iter().filter(|x| x[3] > 0.0).count() as u64, state.n_fluid as u64 + d.emitted as u64 - d.outflow as u64, "{name}");
+            assert_eq!(
+                p.pos_mass.iter().filter(|x| x[3] > 0.0).count() as u64,
+                state.n_fluid as u64 + d.emitted as u64 - d.outflow as u64,
+                "{name}"
+            );
         }
     }
 }

@@ -108,6 +108,33 @@ fn a_wrong_binding_name_fails_at_creation() {
         Err(KernelError::UnknownName { name, .. }) => assert_eq!(name, "acc_out"),
         other => panic!("expected UnknownName, got {other:?}"),
     }
+
+    // a step's pass looks its names up in the simulation's table: a name the table lacks is an
+    // error that names it, and so is an alias of a name the shader does not bind
+    let pass = || shader::Pass::<shader::Single>::new(d, &shader::INTEGRATE, KernelConfig { wg_size: 64, checks: false }, &[]).unwrap();
+    let mut table = shader::Named::default();
+    for (name, buffer) in &good {
+        table.add(name, buffer);
+    }
+    pass().bound_to(d, &table).expect("a full table binds");
+    let mut short = shader::Named::default();
+    for (name, buffer) in good.iter().filter(|(name, _)| *name != "acc_in") {
+        short.add(name, buffer);
+    }
+    match pass().bound_to(d, &short) {
+        Err(KernelError::MissingName { name, .. }) => assert_eq!(name, "acc_in"),
+        other => panic!("expected MissingName, got {:?}", other.err()),
+    }
+    match pass().alias("acc_out", "acc_in").bound_to(d, &table) {
+        Err(KernelError::UnknownName { name, .. }) => assert_eq!(name, "acc_out"),
+        other => panic!("expected UnknownName, got {:?}", other.err()),
+    }
+    // an alias binds the table's buffer under the shader's name
+    let mut renamed = shader::Named::default();
+    for (name, buffer) in &good {
+        renamed.add(if *name == "acc_in" { "acc" } else { name }, buffer);
+    }
+    pass().alias("acc_in", "acc").bound_to(d, &renamed).expect("the alias names the table's buffer");
 }
 
 /// (member name, offset) of a WGSL struct, and its size.

@@ -118,7 +118,10 @@ fn adaptive_steps_choose_the_twins_dt_and_keep_its_clock_and_trajectories() {
         let (dx, dv, drho) = diff(&s.read_particles(), &cpu);
         eprintln!(
             "reorder every {interval}, submits of {chunk}: dt {:e} (twin {:e}), t {} (twin {}), |dx| {dx:.2e} |dv| {dv:.2e} ρ {drho:.2e}",
-            d.dt, cpu.last.dt, d.sim_time(), cpu.time
+            d.dt,
+            cpu.last.dt,
+            d.sim_time(),
+            cpu.time
         );
         assert!((d.dt as f64 - cpu.last.dt).abs() <= 1e-4 * cpu.last.dt, "dt {} against the twin's {}", d.dt, cpu.last.dt);
         assert!((d.sim_time() - cpu.time).abs() <= 1e-5 * cpu.time, "clock {} against the twin's {}", d.sim_time(), cpu.time);

@@ -229,7 +229,6 @@ fn after_a_resize_the_surface_renders_at_the_new_size() {
     }
 }
 
-
 /// Spray: white points where particles stand alone, and none in water at rest.
 #[test]
 fn spray_is_drawn_as_white_points_only_where_particles_stand_alone() {
@@ -303,7 +302,9 @@ fn shown_walls_leave_the_water_in_sight() {
     let n = sim.n_particles();
     let mut s = settings(&sim, View::Spheres);
     s.camera.distance /= 0.7;
-    let frame = |renderer: &mut Renderer, s: &ViewSettings, n| Frame::new(SIZE, draw_frame(g, renderer, s, sim.params(), Some((sim.current(), n)), SIZE));
+    let frame = |renderer: &mut Renderer, s: &ViewSettings, n| {
+        Frame::new(SIZE, draw_frame(g, renderer, s, sim.params(), Some((sim.current(), n)), SIZE))
+    };
     let empty = frame(&mut renderer, &s, 0);
     let water = frame(&mut renderer, &s, n);
     s.show_boundary = true;

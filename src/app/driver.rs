@@ -264,7 +264,12 @@ impl Driver {
                 wall_clamps_total: self.guards.wall_clamps,
                 non_finite_total: self.guards.non_finite,
                 delta,
-                finding: self.health.check_guards(&delta, (self.sim.params().n_fluid as u64 + diag.emitted as u64).saturating_sub(diag.outflow as u64), tag.step, time),
+                finding: self.health.check_guards(
+                    &delta,
+                    (self.sim.params().n_fluid as u64 + diag.emitted as u64).saturating_sub(diag.outflow as u64),
+                    tag.step,
+                    time,
+                ),
             };
             self.history.push_back(sample.clone());
             self.latest = Some(sample.clone());

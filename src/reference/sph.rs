@@ -203,8 +203,7 @@ impl RefSim {
         let eta2 = 0.01 * h * h;
         let nu = p.no_slip_viscosity as f64;
         // P_j = p(ρ_j)/ρ_j² for everyone (for boundary particles ρ_j carries the wall pressure)
-        let pr: Vec<f64> =
-            self.vel_rho.iter().map(|v| if pressure { self.pressure(v[3]) / (v[3] * v[3]) } else { 0.0 }).collect();
+        let pr: Vec<f64> = self.vel_rho.iter().map(|v| if pressure { self.pressure(v[3]) / (v[3] * v[3]) } else { 0.0 }).collect();
         for i in 0..self.n_particles() {
             if !self.is_fluid(i) {
                 continue;
@@ -235,11 +234,8 @@ impl RefSim {
                 let grad = k.grad_r(x, r2.sqrt());
                 // DFSPH: a wall particle's hydrostatic part g·(x_b − x_i)/ρ0 of its κ (the solve
                 // mirrors κ_i)
-                let pr_j = if !pressure && xj[3] < 0.0 {
-                    -(g[0] * x[0] + g[1] * x[1] + g[2] * x[2]) / p.rest_density as f64
-                } else {
-                    pr[j]
-                };
+                let pr_j =
+                    if !pressure && xj[3] < 0.0 { -(g[0] * x[0] + g[1] * x[1] + g[2] * x[2]) / p.rest_density as f64 } else { pr[j] };
                 let s = xj[3].abs() * (pr[i] + pr_j + pi_ij);
                 for d in 0..3 {
                     a[d] -= s * grad[d];

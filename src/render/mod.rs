@@ -126,9 +126,16 @@ pub enum Timing<'a> {
     Off,
     /// One figure for the whole view: `begin` at the start of its first pass, `end` at the end of
     /// its last.
-    Whole { set: &'a wgpu::QuerySet, begin: u32, end: u32 },
+    Whole {
+        set: &'a wgpu::QuerySet,
+        begin: u32,
+        end: u32,
+    },
     /// A figure per pass of [`View::passes`]: pass k writes `base + 2k` and `base + 2k + 1`.
-    Passes { set: &'a wgpu::QuerySet, base: u32 },
+    Passes {
+        set: &'a wgpu::QuerySet,
+        base: u32,
+    },
 }
 
 impl<'a> Timing<'a> {

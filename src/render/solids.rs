@@ -13,7 +13,17 @@ pub fn pipeline(device: &wgpu::Device, layout: &wgpu::PipelineLayout, color: wgp
         attributes: &[wgpu::VertexAttribute { format: wgpu::VertexFormat::Float32x3, offset: 0, shader_location: 0 }],
     };
     let depth = DepthUse { write: true, compare: wgpu::CompareFunction::Less };
-    super::pipeline(device, "render.solids", layout, &module, ("vs_solid", "fs_solid"), &[Some(vertices)], wgpu::PrimitiveTopology::TriangleList, color, Some(depth))
+    super::pipeline(
+        device,
+        "render.solids",
+        layout,
+        &module,
+        ("vs_solid", "fs_solid"),
+        &[Some(vertices)],
+        wgpu::PrimitiveTopology::TriangleList,
+        color,
+        Some(depth),
+    )
 }
 
 /// The solids' triangles on the GPU (three positions per triangle).

@@ -15,7 +15,17 @@ pub fn pipeline(device: &wgpu::Device, layout: &wgpu::PipelineLayout, color: wgp
     };
     let depth = DepthUse { write: true, compare: wgpu::CompareFunction::Less };
     let buffers = [Some(instance(0)), Some(instance(1))];
-    super::pipeline(device, "render.sprites", layout, &module, ("vs_sprite", "fs_sprite"), &buffers, wgpu::PrimitiveTopology::TriangleList, color, Some(depth))
+    super::pipeline(
+        device,
+        "render.sprites",
+        layout,
+        &module,
+        ("vs_sprite", "fs_sprite"),
+        &buffers,
+        wgpu::PrimitiveTopology::TriangleList,
+        color,
+        Some(depth),
+    )
 }
 
 /// Draws `n` particles of `set` (six vertices per instance).

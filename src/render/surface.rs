@@ -98,7 +98,13 @@ impl SurfaceSettings {
     /// Clear water in a sky, absorbing over a depth of a fifth of the domain's height.
     pub fn new(params: &SimParams) -> Self {
         let height = (params.domain_max[1] - params.domain_min[1]).max(1e-3);
-        Self { filter_radius: 3.0, absorption_color: [0.28, 0.62, 0.78], absorption_depth: height * 0.2, environment: Environment::Sky, spray: true }
+        Self {
+            filter_radius: 3.0,
+            absorption_color: [0.28, 0.62, 0.78],
+            absorption_depth: height * 0.2,
+            environment: Environment::Sky,
+            spray: true,
+        }
     }
 
     /// Beer–Lambert coefficients per metre.
@@ -216,7 +222,8 @@ struct ComputeKernel {
 
 impl ComputeKernel {
     fn new(device: &wgpu::Device, label: &str, source: &str, entry: &str, constants: &[(&str, f64)]) -> Self {
-        let bindings = crate::wgsl::bindings(label, source, &[entry]).unwrap_or_else(|e| panic!("{e} (tests/shaders.rs checks every file)"));
+        let bindings =
+            crate::wgsl::bindings(label, source, &[entry]).unwrap_or_else(|e| panic!("{e} (tests/shaders.rs checks every file)"));
         let layout = kernels::layout(device, label, &bindings);
         let module = kernels::module(device, label, source, true);
         let pipeline = kernels::pipeline(device, label, &layout, &module, entry, constants);
@@ -264,7 +271,11 @@ fn storage_read_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
     wgpu::BindGroupLayoutEntry {
         binding,
         visibility: wgpu::ShaderStages::FRAGMENT,
-        ty: wgpu::BindingType::Buffer { ty: wgpu::BufferBindingType::Storage { read_only: true }, has_dynamic_offset: false, min_binding_size: None },
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only: true },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
         count: None,
     }
 }
@@ -278,7 +289,11 @@ fn fullscreen_pipeline(
     color: wgpu::TextureFormat,
     depth: bool,
 ) -> wgpu::RenderPipeline {
-    let pl = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor { label: Some(label), bind_group_layouts: &[Some(layout)], immediate_size: 0 });
+    let pl = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some(label),
+        bind_group_layouts: &[Some(layout)],
+        immediate_size: 0,
+    });
     // in a pass with a depth attachment: neither tested nor written
     let depth = depth.then_some(super::DepthUse { write: false, compare: wgpu::CompareFunction::Always });
     super::pipeline(device, label, &pl, module, ("vs_fullscreen", entry), &[], wgpu::PrimitiveTopology::TriangleList, color, depth)
@@ -336,7 +351,15 @@ impl SurfacePass {
             ],
         });
         Self {
-            environment: fullscreen_pipeline(device, "render.surface.environment", &env_layout, &shade_module, "fs_environment", color, true),
+            environment: fullscreen_pipeline(
+                device,
+                "render.surface.environment",
+                &env_layout,
+                &shade_module,
+                "fs_environment",
+                color,
+                true,
+            ),
             shade: fullscreen_pipeline(device, "render.surface.shade", &shade_layout, &shade_module, "fs_shade", color, false),
             environment_group,
             splat: ComputeKernel::new(device, "render.surface.splat", &splat_src, "splat", &[]),
@@ -385,21 +408,28 @@ impl SurfacePass {
         let background = texture("render.surface.background", self.color);
         let background_depth = texture("render.surface.background_depth", DEPTH_FORMAT);
         let u = &self.uniforms;
-        let filter_x = self.filter_x.bind(device, "render.surface.filter_x", &[
+        let filter_x = self.filter_x.bind(
+            device,
+            "render.surface.filter_x",
+            &[
                 ("surf", u),
                 ("depth_in", &depth_bits),
                 ("depth_out", &across),
                 ("thickness_in", &thickness),
                 ("thickness_out", &thickness_across),
-            ]);
-        let filter_y =
-            self.filter_y.bind(device, "render.surface.filter_y", &[
+            ],
+        );
+        let filter_y = self.filter_y.bind(
+            device,
+            "render.surface.filter_y",
+            &[
                 ("surf", u),
                 ("depth_in", &across),
                 ("depth_out", &smooth),
                 ("thickness_in", &thickness_across),
                 ("thickness_out", &thickness_smooth),
-            ]);
+            ],
+        );
         let shade = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("render.surface.shade"),
             layout: &self.shade_layout,
@@ -412,7 +442,19 @@ impl SurfacePass {
                 wgpu::BindGroupEntry { binding: 5, resource: spray_bits.as_entire_binding() },
             ],
         });
-        Targets { size, depth_bits, thickness, spray_bits, depth_smooth: smooth, background, background_depth, filter_x, filter_y, shade, splat: Vec::new() }
+        Targets {
+            size,
+            depth_bits,
+            thickness,
+            spray_bits,
+            depth_smooth: smooth,
+            background,
+            background_depth,
+            filter_x,
+            filter_y,
+            shade,
+            splat: Vec::new(),
+        }
     }
 
     /// Records the four passes: the background into the pass's own texture (`draw_background`
@@ -507,7 +549,8 @@ impl SurfacePass {
         encoder.clear_buffer(&t.thickness, 0, None);
         encoder.clear_buffer(&t.spray_bits, 0, None);
         {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(PASSES[1]), timestamp_writes: compute_writes(1) });
+            let mut pass =
+                encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(PASSES[1]), timestamp_writes: compute_writes(1) });
             if let Some(group) = &splat_group
                 && uniforms.n_particles > 0
             {
@@ -517,7 +560,8 @@ impl SurfacePass {
             }
         }
         {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(PASSES[2]), timestamp_writes: compute_writes(2) });
+            let mut pass =
+                encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(PASSES[2]), timestamp_writes: compute_writes(2) });
             let groups = [size[0].div_ceil(16), size[1].div_ceil(16)];
             pass.set_pipeline(&self.filter_x.pipeline);
             pass.set_bind_group(0, &t.filter_x, &[]);

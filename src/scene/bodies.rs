@@ -43,7 +43,9 @@ impl Scene {
         let mut solids = Vec::with_capacity(self.solids.len());
         for (i, s) in self.solids.iter().enumerate() {
             solids.push(match s {
-                Solid::Mesh { path, scale, rotation, translation } => load(format!("solids[{i}].path"), path, *scale, *rotation, *translation)?,
+                Solid::Mesh { path, scale, rotation, translation } => {
+                    load(format!("solids[{i}].path"), path, *scale, *rotation, *translation)?
+                }
                 _ => None,
             });
         }
@@ -68,7 +70,9 @@ impl Scene {
             Solid::Box { center, size, rotation } => {
                 Shape::Primitive(Primitive::Box { half: v(*size) * 0.5 }, Placement::new(1.0, *rotation, *center))
             }
-            Solid::Sphere { center, radius } => Shape::Primitive(Primitive::Sphere { radius: *radius as f64 }, Placement::new(1.0, [0.0; 3], *center)),
+            Solid::Sphere { center, radius } => {
+                Shape::Primitive(Primitive::Sphere { radius: *radius as f64 }, Placement::new(1.0, [0.0; 3], *center))
+            }
             Solid::Cylinder { center, radius, height, rotation } => Shape::Primitive(
                 Primitive::Cylinder { radius: *radius as f64, half_height: *height as f64 * 0.5 },
                 Placement::new(1.0, *rotation, *center),
@@ -170,7 +174,8 @@ impl Scene {
         for (i, m) in self.meshes.fluid.iter().enumerate() {
             let Some(m) = m else { continue };
             let path = self.fluid[i].mesh.clone().unwrap_or_default();
-            m.check_closed().map_err(|e| mesh_error(file, &format!("fluid[{i}].mesh"), &path, format!("{e}: only a closed mesh can be filled")))?;
+            m.check_closed()
+                .map_err(|e| mesh_error(file, &format!("fluid[{i}].mesh"), &path, format!("{e}: only a closed mesh can be filled")))?;
             facing_out(m).map_err(|e| mesh_error(file, &format!("fluid[{i}].mesh"), &path, e))?;
             if self.mesh_fluid(i).is_empty() {
                 return Err(invalid(
@@ -184,7 +189,8 @@ impl Scene {
         for i in 0..self.solids.len() {
             let shape = self.solid_shape(i);
             if let (Solid::Mesh { path, .. }, Shape::Mesh(m)) = (&self.solids[i], &shape) {
-                m.check_closed().map_err(|e| mesh_error(file, &format!("solids[{i}].path"), path, format!("{e}: a solid's mesh must be closed")))?;
+                m.check_closed()
+                    .map_err(|e| mesh_error(file, &format!("solids[{i}].path"), path, format!("{e}: a solid's mesh must be closed")))?;
                 facing_out(m).map_err(|e| mesh_error(file, &format!("solids[{i}].path"), path, e))?;
             }
             // the shell must cover the whole surface: a part thinner than the lattice holds
@@ -194,7 +200,9 @@ impl Scene {
                 Shape::Mesh(m) => (**m).clone(),
                 // fine enough that its facets lie within a tenth of a spacing of the surface (48
                 // segments put a sphere of radius 30 m 1.7 spacings of 5 cm inside it: refused)
-                Shape::Primitive(p, place) => geometry::primitive_mesh(p, place, geometry::circle_segments(p.half_extent().max_element(), s)),
+                Shape::Primitive(p, place) => {
+                    geometry::primitive_mesh(p, place, geometry::circle_segments(p.half_extent().max_element(), s))
+                }
                 Shape::Block(..) => unreachable!("solids are no blocks"),
             };
             if shell.len() > LOAD_NOTE_POINTS {
@@ -418,7 +426,13 @@ mod tests {
         .unwrap();
         let mask = SolidMask::new(&scene);
         let s = 0.00875;
-        for p in [[2.553830, 0.158000, 0.384057], [2.553588, 0.158420, 0.469487], [2.554121, 0.157982, 0.539423], [2.553655, 0.157390, 0.573251], [2.554260, 0.158454, 0.352018]] {
+        for p in [
+            [2.553830, 0.158000, 0.384057],
+            [2.553588, 0.158420, 0.469487],
+            [2.554121, 0.157982, 0.539423],
+            [2.553655, 0.157390, 0.573251],
+            [2.554260, 0.158454, 0.352018],
+        ] {
             assert!(!mask.contains(DVec3::from(p)), "{p:?} rests on the edge");
         }
         let (back, top) = (2.476 + 0.0805, 0.161);

@@ -74,7 +74,9 @@ impl Primitive {
         let shrunk = match *self {
             Primitive::Box { half } => Primitive::Box { half: (half - DVec3::splat(r)).max(DVec3::ZERO) },
             Primitive::Sphere { radius } => Primitive::Sphere { radius: (radius - r).max(0.0) },
-            Primitive::Cylinder { radius, half_height } => Primitive::Cylinder { radius: (radius - r).max(0.0), half_height: (half_height - r).max(0.0) },
+            Primitive::Cylinder { radius, half_height } => {
+                Primitive::Cylinder { radius: (radius - r).max(0.0), half_height: (half_height - r).max(0.0) }
+            }
         };
         shrunk.signed_distance(p) - r
     }
@@ -107,7 +109,9 @@ pub enum MeshError {
     TooLarge(usize, usize),
     #[error("the mesh has a non-finite vertex coordinate (vertex {0})")]
     NonFinite(usize),
-    #[error("the mesh is not closed: the edge from {0} to {1} belongs to {2} triangle(s) facing that way and {3} facing back (a closed mesh has one of each on every edge)")]
+    #[error(
+        "the mesh is not closed: the edge from {0} to {1} belongs to {2} triangle(s) facing that way and {3} facing back (a closed mesh has one of each on every edge)"
+    )]
     NotClosed(String, String, usize, usize),
 }
 
@@ -156,7 +160,12 @@ pub fn triangulate_polygon(points: &[DVec3]) -> Option<Vec<[usize; 3]>> {
             // no other corner inside or on the triangle
             left.iter().all(|&j| {
                 let p = flat[j];
-                j == left[(k + m - 1) % m] || j == left[k] || j == left[(k + 1) % m] || cross(a, b, p) < -eps || cross(b, c, p) < -eps || cross(c, a, p) < -eps
+                j == left[(k + m - 1) % m]
+                    || j == left[k]
+                    || j == left[(k + 1) % m]
+                    || cross(a, b, p) < -eps
+                    || cross(b, c, p) < -eps
+                    || cross(c, a, p) < -eps
             })
         })?;
         out.push([left[(ear + m - 1) % m], left[ear], left[(ear + 1) % m]]);
@@ -205,10 +214,16 @@ impl TriMesh {
                     }
                     let mut start = 0;
                     for (face, &n) in m.mesh.face_arities.iter().enumerate() {
-                        let corners = indices.get(start..start + n as usize).ok_or_else(|| MeshError::Read(format!("object \"{}\": face {} is cut short", m.name, face + 1)))?;
+                        let corners = indices
+                            .get(start..start + n as usize)
+                            .ok_or_else(|| MeshError::Read(format!("object \"{}\": face {} is cut short", m.name, face + 1)))?;
                         start += n as usize;
                         if corners.iter().any(|&i| (base + i) as usize >= mesh.vertices.len()) {
-                            return Err(MeshError::Read(format!("object \"{}\": face {} refers to a vertex the file does not have", m.name, face + 1)));
+                            return Err(MeshError::Read(format!(
+                                "object \"{}\": face {} refers to a vertex the file does not have",
+                                m.name,
+                                face + 1
+                            )));
                         }
                         let points: Vec<DVec3> = corners.iter().map(|&i| mesh.vertices[(base + i) as usize]).collect();
                         let triangles = triangulate_polygon(&points).ok_or_else(|| {
@@ -225,7 +240,8 @@ impl TriMesh {
                 mesh
             }
             Some("stl") => {
-                let stl = stl_io::read_stl(&mut std::io::Cursor::new(&bytes)).map_err(|e| MeshError::Read(format!("not a valid STL file ({e})")))?;
+                let stl = stl_io::read_stl(&mut std::io::Cursor::new(&bytes))
+                    .map_err(|e| MeshError::Read(format!("not a valid STL file ({e})")))?;
                 TriMesh {
                     vertices: stl.vertices.iter().map(|v| DVec3::new(v.0[0] as f64, v.0[1] as f64, v.0[2] as f64)).collect(),
                     triangles: stl.faces.iter().map(|f| f.vertices.map(|i| i as u32)).collect(),
@@ -268,12 +284,8 @@ impl TriMesh {
                 })
             })
             .collect();
-        let triangles = self
-            .triangles
-            .iter()
-            .map(|t| t.map(|i| map[i as usize]))
-            .filter(|t| t[0] != t[1] && t[1] != t[2] && t[0] != t[2])
-            .collect();
+        let triangles =
+            self.triangles.iter().map(|t| t.map(|i| map[i as usize])).filter(|t| t[0] != t[1] && t[1] != t[2] && t[0] != t[2]).collect();
         TriMesh { vertices, triangles }
     }
 
@@ -621,7 +633,6 @@ pub fn to_obj(mesh: &TriMesh, header: &str) -> String {
     out
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -644,7 +655,8 @@ mod tests {
         let (r, s) = (30.0, 0.05);
         let n = circle_segments(r, s);
         let m = primitive_mesh(&Primitive::Sphere { radius: r }, &Placement::new(1.0, [0.0; 3], [0.0; 3]), n);
-        let deepest = m.triangles.iter().map(|t| r - ((m.corner(t, 0) + m.corner(t, 1) + m.corner(t, 2)) / 3.0).length()).fold(0.0, f64::max);
+        let deepest =
+            m.triangles.iter().map(|t| r - ((m.corner(t, 0) + m.corner(t, 1) + m.corner(t, 2)) / 3.0).length()).fold(0.0, f64::max);
         assert!(deepest <= 0.1 * s, "{n} segments: a facet's centre {deepest} m inside");
         assert_eq!(circle_segments(0.1, 0.05), 48);
     }
@@ -759,14 +771,7 @@ mod tests {
         let here = Placement::new(1.0, [0.0; 3], [0.0; 3]);
         let cube = primitive_mesh(&Primitive::Box { half: DVec3::splat(0.5) }, &here, 4);
         let octahedron = {
-            let v = [
-                DVec3::X * 0.5,
-                -DVec3::X * 0.5,
-                DVec3::Y * 0.5,
-                -DVec3::Y * 0.5,
-                DVec3::Z * 0.5,
-                -DVec3::Z * 0.5,
-            ];
+            let v = [DVec3::X * 0.5, -DVec3::X * 0.5, DVec3::Y * 0.5, -DVec3::Y * 0.5, DVec3::Z * 0.5, -DVec3::Z * 0.5];
             let mut m = TriMesh { vertices: v.to_vec(), triangles: Vec::new() };
             // outward: (x, y, z) signs of each face's corners
             for (a, b, c) in [(0, 2, 4), (2, 1, 4), (1, 3, 4), (3, 0, 4), (2, 0, 5), (1, 2, 5), (3, 1, 5), (0, 3, 5)] {
@@ -782,9 +787,10 @@ mod tests {
         let inside_oct = |p: DVec3| l1(p) < 0.5 - 1e-9;
         let outside_oct = |p: DVec3| l1(p) > 0.5 + 1e-9;
         // lattice points at multiples of 0.125 from -0.75: rows through y, z = ±0.5 and 0
-        for (mesh, inside, outside) in
-            [(&cube, &inside_cube as &dyn Fn(DVec3) -> bool, &outside_cube as &dyn Fn(DVec3) -> bool), (&octahedron, &inside_oct, &outside_oct)]
-        {
+        for (mesh, inside, outside) in [
+            (&cube, &inside_cube as &dyn Fn(DVec3) -> bool, &outside_cube as &dyn Fn(DVec3) -> bool),
+            (&octahedron, &inside_oct, &outside_oct),
+        ] {
             let l = Lattice { origin: DVec3::splat(-0.75), spacing: 0.125, n: [13, 13, 13] };
             let w = winding_numbers(mesh, &l);
             let (mut checked, mut on_surface) = (0, 0);
@@ -899,7 +905,13 @@ impl Shape {
             Shape::Mesh(m) => {
                 let inside = self.inside(&lattice);
                 let field = DistanceField::new(m, thickness.max(spacing));
-                lattice.points().zip(inside).filter(|(_, i)| *i).map(|(p, _)| p).filter(|p| field.within(*p, thickness).is_some_and(|d| d < thickness)).collect()
+                lattice
+                    .points()
+                    .zip(inside)
+                    .filter(|(_, i)| *i)
+                    .map(|(p, _)| p)
+                    .filter(|p| field.within(*p, thickness).is_some_and(|d| d < thickness))
+                    .collect()
             }
             Shape::Primitive(prim, place) => lattice
                 .points()
@@ -911,7 +923,13 @@ impl Shape {
                 .collect(),
             Shape::Block(..) => {
                 let inside = self.inside(&lattice);
-                lattice.points().zip(inside).filter(|(_, i)| *i).map(|(p, _)| p).filter(|p| -self.primitive_distance(*p) < thickness).collect()
+                lattice
+                    .points()
+                    .zip(inside)
+                    .filter(|(_, i)| *i)
+                    .map(|(p, _)| p)
+                    .filter(|p| -self.primitive_distance(*p) < thickness)
+                    .collect()
             }
         }
     }
@@ -945,7 +963,9 @@ pub fn coverage_gap(mesh: &TriMesh, points: &[DVec3], step: f64, limit: f64) -> 
     let uncovered = |q: DVec3| {
         let (cx, cy, cz) = key(q);
         let mut best = f64::INFINITY;
-        for (dx, dy, dz) in std::iter::once((0, 0, 0)).chain((0..27).map(|k| (k % 3 - 1, k / 3 % 3 - 1, k / 9 - 1)).filter(|&d| d != (0, 0, 0))) {
+        for (dx, dy, dz) in
+            std::iter::once((0, 0, 0)).chain((0..27).map(|k| (k % 3 - 1, k / 3 % 3 - 1, k / 9 - 1)).filter(|&d| d != (0, 0, 0)))
+        {
             if let Some(list) = cells.get(&(cx + dx, cy + dy, cz + dz)) {
                 for &k in list {
                     let d2 = (points[k as usize] - q).length_squared();

@@ -236,7 +236,11 @@ impl Scene {
                 ));
             }
             if area / (s * s) > 2.0 * (1u64 << 24) as f64 {
-                return Err(invalid(field("shape"), format!("{:?}, about {:.3e} points", e.shape, area / (s * s)), format!("at most {} points a layer", 1 << 24)));
+                return Err(invalid(
+                    field("shape"),
+                    format!("{:?}, about {:.3e} points", e.shape, area / (s * s)),
+                    format!("at most {} points a layer", 1 << 24),
+                ));
             }
             // every point inside the domain, half a spacing from its faces
             let points = self.emitter_points(i);

@@ -15,7 +15,8 @@ pub fn lattice_count(lo: f32, hi: f32, s: f32) -> u32 {
 /// bound).
 pub fn count_particles(scene: &Scene) -> (u64, u64) {
     let s = scene.physics.spacing;
-    let bound = |(lo, hi): (glam::DVec3, glam::DVec3)| (0..3).map(|a| lattice_count(lo[a] as f32, hi[a] as f32, s) as u64 + 1).product::<u64>();
+    let bound =
+        |(lo, hi): (glam::DVec3, glam::DVec3)| (0..3).map(|a| lattice_count(lo[a] as f32, hi[a] as f32, s) as u64 + 1).product::<u64>();
     let fluid = (0..scene.fluid.len())
         .map(|i| match (scene.fluid[i].block(), scene.meshes.fills.get(i).and_then(|f| f.as_ref())) {
             (Some(b), _) => (0..3).map(|a| lattice_count(b.min[a], b.max[a], s) as u64).product::<u64>(),
@@ -51,7 +52,8 @@ pub fn wall_axis(scene: &Scene, lo: f32, a: usize) -> impl Iterator<Item = (bool
     let n = lattice_count(lo, hi[a], s);
     let (dmin, dmax) = (scene.domain.min[a], scene.domain.max[a]);
     let open = scene.open_face_bits();
-    let (open_lo, open_hi) = (open & crate::sim::params::open_face_bit(a, false) != 0, open & crate::sim::params::open_face_bit(a, true) != 0);
+    let (open_lo, open_hi) =
+        (open & crate::sim::params::open_face_bit(a, false) != 0, open & crate::sim::params::open_face_bit(a, true) != 0);
     (0..n).map(move |i| {
         let x = lo + (i as f32 + 0.5) * s;
         let beyond = (open_lo && x < dmin) || (open_hi && x > dmax);

@@ -213,9 +213,14 @@ pub fn with_solver(mut params: SimParams, p: &crate::scene::Physics) -> SimParam
     (params.adaptive, params.dt_min, params.dt_max, params.cfl) = match p.time_step {
         TimeStep::Fixed => (0, p.dt, p.dt, 0.0),
         TimeStep::Adaptive { min, max, cfl } => {
-            let max = crate::physics::viscous_dt_limit(params.h as f64, params.viscosity.max(params.wall_viscosity).max(approach) as f64, params.sound_speed as f64)
+            let max = crate::physics::viscous_dt_limit(
+                params.h as f64,
+                params.viscosity.max(params.wall_viscosity).max(approach) as f64,
+                params.sound_speed as f64,
+            )
+            .map_or(max, |v| max.min(v as f32).max(min));
+            let max = crate::physics::laminar_dt_limit(params.h as f64, params.no_slip_viscosity as f64)
                 .map_or(max, |v| max.min(v as f32).max(min));
-            let max = crate::physics::laminar_dt_limit(params.h as f64, params.no_slip_viscosity as f64).map_or(max, |v| max.min(v as f32).max(min));
             (1, min, max, cfl)
         }
     };

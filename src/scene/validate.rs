@@ -113,7 +113,10 @@ impl Scene {
             return Err(v.invalid(
                 "physics.dt",
                 p.dt,
-                &format!("(0, {limit:.4e}] s: the viscous condition of the no-slip walls, dt ≤ 0.125·(h/2)²/ν with ν = {} m²/s", p.no_slip_viscosity),
+                &format!(
+                    "(0, {limit:.4e}] s: the viscous condition of the no-slip walls, dt ≤ 0.125·(h/2)²/ν with ν = {} m²/s",
+                    p.no_slip_viscosity
+                ),
             ));
         }
         if p.no_slip_viscosity > 0.0 && p.solver == Solver::Dfsph {
@@ -135,7 +138,12 @@ impl Scene {
             v.limit("physics.time_step.Adaptive.max", max, &limits::DT)?;
             v.check("physics.time_step.Adaptive.max", max, max >= min, &format!("[{min}, 0.1] s (at least time_step.min)"))?;
             v.limit("physics.time_step.Adaptive.cfl", cfl, &limits::ADAPTIVE_CFL)?;
-            v.check("physics.dt", p.dt, p.dt >= min && p.dt <= max, &format!("[{min}, {max}] s (the adaptive range time_step.min..max: the first step takes dt)"))?;
+            v.check(
+                "physics.dt",
+                p.dt,
+                p.dt >= min && p.dt <= max,
+                &format!("[{min}, {max}] s (the adaptive range time_step.min..max: the first step takes dt)"),
+            )?;
             if !self.emitters.is_empty() {
                 return Err(v.invalid(
                     "physics.time_step",
@@ -231,15 +239,30 @@ impl Scene {
             match solid {
                 Solid::Box { size, rotation, .. } => {
                     for a in 0..3 {
-                        v.check(&field(&format!("size[{a}]")), size[a], size[a] >= thinnest && size[a] <= 10000.0, &format!("{thick}, at most 10000 m"))?;
+                        v.check(
+                            &field(&format!("size[{a}]")),
+                            size[a],
+                            size[a] >= thinnest && size[a] <= 10000.0,
+                            &format!("{thick}, at most 10000 m"),
+                        )?;
                         v.limit(&field(&format!("rotation[{a}]")), rotation[a], &limits::ROTATION)?;
                     }
                 }
                 Solid::Sphere { radius, .. } => {
-                    v.check(&field("radius"), radius, *radius >= s && *radius <= 5000.0, &format!("≥ {s} m (a diameter of two spacings), at most 5000 m"))?;
+                    v.check(
+                        &field("radius"),
+                        radius,
+                        *radius >= s && *radius <= 5000.0,
+                        &format!("≥ {s} m (a diameter of two spacings), at most 5000 m"),
+                    )?;
                 }
                 Solid::Cylinder { radius, height, rotation, .. } => {
-                    v.check(&field("radius"), radius, *radius >= s && *radius <= 5000.0, &format!("≥ {s} m (a diameter of two spacings), at most 5000 m"))?;
+                    v.check(
+                        &field("radius"),
+                        radius,
+                        *radius >= s && *radius <= 5000.0,
+                        &format!("≥ {s} m (a diameter of two spacings), at most 5000 m"),
+                    )?;
                     v.check(&field("height"), height, *height >= thinnest && *height <= 10000.0, &format!("{thick}, at most 10000 m"))?;
                     for (a, r) in rotation.iter().enumerate() {
                         v.limit(&field(&format!("rotation[{a}]")), *r, &limits::ROTATION)?;
@@ -319,7 +342,10 @@ impl Scene {
                 return Err(v.invalid(
                     &format!("fluid[{i}].velocity"),
                     vec3(f.velocity),
-                    &format!("a speed below half the speed of sound, {:.4} m/s (c = {c:.4} m/s): weak compressibility holds only well below it", 0.5 * c),
+                    &format!(
+                        "a speed below half the speed of sound, {:.4} m/s (c = {c:.4} m/s): weak compressibility holds only well below it",
+                        0.5 * c
+                    ),
                 ));
             }
         }
@@ -336,9 +362,7 @@ impl Scene {
         let outer: u128 = (0..3).map(|a| n(dmin[a] - t, dmax[a] + t)).product();
         let inner: u128 = (0..3).map(|a| n(dmin[a], dmax[a])).product();
         // a solid by the lattice of its bounding box (an upper bound)
-        let solids: u128 = (0..self.solids.len())
-            .map(|i| bounds_lattice_points(&self.solid_shape(i), s))
-            .sum();
+        let solids: u128 = (0..self.solids.len()).map(|i| bounds_lattice_points(&self.solid_shape(i), s)).sum();
         // the count below samples the meshes: first, that this machine has the memory for it
         self.check_sampling_memory(file, super::setup::available_host_memory())?;
         let (fluid, boundary) = if fluid + outer.saturating_sub(inner) + solids > MAX_PARTICLES as u128 {

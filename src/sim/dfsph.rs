@@ -3,74 +3,139 @@
 //! source, control and update dispatches, driven by `dfsph.control` on the GPU through indirect
 //! dispatches — and dfsph.predict (v* = v + dt a before the pressure solve).
 
-use super::shader::{self, Kernel, KernelConfig, KernelError};
+use super::shader::{self, KernelConfig, KernelError, Pass, Single, Variant, Walk};
 
-/// The DFSPH pipelines for one set of options (built only for a DFSPH simulation).
-pub struct DfsphKernels {
-    pub factor: Kernel,
-    /// dfsph.source with DENSITY false (variants: direct, through `sorted`; plus [`WARM`]: the
-    /// warm start).
-    pub divergence: Kernel,
-    /// dfsph.source with DENSITY true.
-    pub pressure: Kernel,
-    pub update: Kernel,
-    /// Variants: [`BEGIN`] / check, times divergence / pressure ([`control_variant`]).
-    pub control: Kernel,
-    pub predict: Kernel,
-    /// Variants: divergence (0), pressure (1).
-    pub store: Kernel,
+/// Which of the two solves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Solve {
+    /// The divergence solve (κ dt: the velocity's divergence to zero).
+    Divergence,
+    /// The pressure solve (κ dt²: the density to ρ0).
+    Pressure,
 }
 
-/// Added to a source variant: the warm start.
-pub const WARM: usize = 2;
-
-/// Control variant: arm a solve.
-pub const BEGIN: usize = 0;
-/// Control variant: the convergence test after a source.
-pub const CHECK: usize = 1;
-
-/// The control pipeline for `phase` ([`BEGIN`] or [`CHECK`]) of the pressure (`density`) or the
-/// divergence solve.
-pub fn control_variant(phase: usize, density: bool) -> usize {
-    phase + if density { 2 } else { 0 }
+impl Solve {
+    fn density(self) -> f64 {
+        shader::flag(self == Solve::Pressure)
+    }
 }
 
-impl DfsphKernels {
+impl Variant for Solve {
+    const ALL: &'static [Self] = &[Solve::Divergence, Solve::Pressure];
+    fn constants(self) -> Vec<(&'static str, f64)> {
+        vec![("DENSITY", self.density())]
+    }
+}
+
+/// dfsph.source's variants: its neighbour walk, and whether it is the warm start (a source that
+/// takes half the last step's total κ).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Source {
+    pub walk: Walk,
+    pub warm: bool,
+}
+
+impl Variant for Source {
+    const ALL: &'static [Self] = &[
+        Source { walk: Walk::Direct, warm: false },
+        Source { walk: Walk::ThroughSorted, warm: false },
+        Source { walk: Walk::Direct, warm: true },
+        Source { walk: Walk::ThroughSorted, warm: true },
+    ];
+    fn constants(self) -> Vec<(&'static str, f64)> {
+        [self.walk.constants(), vec![("WARM", shader::flag(self.warm))]].concat()
+    }
+}
+
+/// dfsph.control's variants: arm a solve (`begin`), or the convergence test after a source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Control {
+    pub begin: bool,
+    pub solve: Solve,
+}
+
+impl Variant for Control {
+    const ALL: &'static [Self] = &[
+        Control { begin: true, solve: Solve::Divergence },
+        Control { begin: false, solve: Solve::Divergence },
+        Control { begin: true, solve: Solve::Pressure },
+        Control { begin: false, solve: Solve::Pressure },
+    ];
+    fn constants(self) -> Vec<(&'static str, f64)> {
+        vec![("BEGIN", shader::flag(self.begin)), ("DENSITY", self.solve.density())]
+    }
+}
+
+crate::passes! {
+    /// The DFSPH passes (built only for a DFSPH simulation). Each solve binds its own warm
+    /// start as the shaders' `warm`.
+    pub struct DfsphPasses {
+        factor: Pass<Walk>,
+        /// dfsph.source with DENSITY false.
+        divergence: Pass<Source>,
+        /// dfsph.source with DENSITY true.
+        pressure: Pass<Source>,
+        update: Pass<Walk>,
+        control: Pass<Control>,
+        predict: Pass<Single>,
+        /// dfsph.store of each solve.
+        store_divergence: Pass<Solve>,
+        store_pressure: Pass<Solve>,
+    }
+}
+
+impl DfsphPasses {
     pub fn new(device: &wgpu::Device, cfg: KernelConfig, rows: bool, lists: bool) -> Result<Self, KernelError> {
-        let r = if rows { 1.0 } else { 0.0 };
-        let l = super::list_constants(lists)[0];
-        let source = |src: &shader::ShaderSource, density: f64| {
-            Kernel::new(
-                device,
-                src,
-                cfg,
-                &[
-                    &[("USE_SORTED", 0.0), ("ROWS", r), ("DENSITY", density), ("WARM", 0.0), l],
-                    &[("USE_SORTED", 1.0), ("ROWS", r), ("DENSITY", density), ("WARM", 0.0), l],
-                    &[("USE_SORTED", 0.0), ("ROWS", r), ("DENSITY", density), ("WARM", 1.0), l],
-                    &[("USE_SORTED", 1.0), ("ROWS", r), ("DENSITY", density), ("WARM", 1.0), l],
-                ],
-            )
-        };
+        let walk = [("ROWS", shader::flag(rows)), super::list_constant(lists)];
+        let source =
+            |src: &shader::ShaderSource, solve: Solve| Pass::new(device, src, cfg, &[&walk[..], &[("DENSITY", solve.density())]].concat());
+        let store = Pass::new(device, &shader::DFSPH_STORE, cfg, &[])?;
         Ok(Self {
-            factor: shader::neighbour_kernel_with(device, &shader::DFSPH_FACTOR, cfg, rows, &[l])?,
-            divergence: source(&shader::DFSPH_DIVERGENCE, 0.0)?,
-            pressure: source(&shader::DFSPH_PRESSURE, 1.0)?,
-            update: shader::neighbour_kernel_with(device, &shader::DFSPH_UPDATE, cfg, rows, &[l])?,
-            control: Kernel::new(
-                device,
-                &shader::DFSPH_CONTROL,
-                cfg,
-                &[
-                    &[("BEGIN", 1.0), ("DENSITY", 0.0)],
-                    &[("BEGIN", 0.0), ("DENSITY", 0.0)],
-                    &[("BEGIN", 1.0), ("DENSITY", 1.0)],
-                    &[("BEGIN", 0.0), ("DENSITY", 1.0)],
-                ],
-            )?,
-            predict: Kernel::new(device, &shader::PREDICT, cfg, &[&[]])?,
-            store: Kernel::new(device, &shader::DFSPH_STORE, cfg, &[&[("DENSITY", 0.0)], &[("DENSITY", 1.0)]])?,
+            factor: Pass::new(device, &shader::DFSPH_FACTOR, cfg, &walk)?,
+            divergence: source(&shader::DFSPH_DIVERGENCE, Solve::Divergence)?.alias("warm", "warm_divergence"),
+            pressure: source(&shader::DFSPH_PRESSURE, Solve::Pressure)?.alias("warm", "warm_pressure"),
+            update: Pass::new(device, &shader::DFSPH_UPDATE, cfg, &walk)?,
+            control: Pass::new(device, &shader::DFSPH_CONTROL, cfg, &[])?,
+            predict: Pass::new(device, &shader::PREDICT, cfg, &[])?,
+            store_divergence: store.clone().alias("warm", "warm_divergence"),
+            store_pressure: store.alias("warm", "warm_pressure"),
         })
+    }
+
+    /// Records one solve as one compute pass on the current set `set`: arm; the warm start (a
+    /// source that takes half the last step's total κ, and an update with it);
+    /// `max_iterations` × (source, control, update), then a last source and control (which
+    /// measures the error the last update left) — these run from the indirect dispatch `args`
+    /// that control empties once the solve is done; then the total κ is stored for the next
+    /// step.
+    #[allow(clippy::too_many_arguments)]
+    pub fn record_solve(
+        &self,
+        pass: &mut wgpu::ComputePass<'_>,
+        set: usize,
+        solve: Solve,
+        n: u32,
+        walk: Walk,
+        max_iterations: u32,
+        max_dim: u32,
+        args: &wgpu::Buffer,
+    ) {
+        let (source, store) = match solve {
+            Solve::Divergence => (&self.divergence, &self.store_divergence),
+            Solve::Pressure => (&self.pressure, &self.store_pressure),
+        };
+        let (cold, warm) = (Source { walk, warm: false }, Source { walk, warm: true });
+        self.control.record(pass, set, 1, Control { begin: true, solve }, 1);
+        source.record(pass, set, n, warm, max_dim);
+        self.update.record(pass, set, n, walk, max_dim);
+        for it in 0..=max_iterations {
+            source.record_indirect(pass, set, cold, args);
+            self.control.record(pass, set, 1, Control { begin: false, solve }, 1);
+            if it < max_iterations {
+                self.update.record_indirect(pass, set, walk, args);
+            }
+        }
+        store.record(pass, set, n, solve, max_dim);
     }
 }
 
@@ -111,47 +176,4 @@ impl DfsphBuffers {
         let (x, y) = shader::grid_2d(n.div_ceil(wg_size), max_dim);
         queue.write_buffer(&self.args, 16, bytemuck::cast_slice(&[x, y, 1u32, 0u32]));
     }
-}
-
-/// Bind groups of the DFSPH passes, by the current particle set.
-pub struct DfsphBinds {
-    pub factor: [wgpu::BindGroup; 2],
-    pub divergence: [wgpu::BindGroup; 2],
-    pub pressure: [wgpu::BindGroup; 2],
-    pub update: [wgpu::BindGroup; 2],
-    pub control: wgpu::BindGroup,
-    pub predict: [wgpu::BindGroup; 2],
-    /// [divergence, pressure] by set.
-    pub store: [[wgpu::BindGroup; 2]; 2],
-}
-
-/// What one solve records with.
-pub struct Solve<'a> {
-    pub source: &'a Kernel,
-    pub source_bind: &'a wgpu::BindGroup,
-    pub update_bind: &'a wgpu::BindGroup,
-    pub control_bind: &'a wgpu::BindGroup,
-    pub store_bind: &'a wgpu::BindGroup,
-    pub args: &'a wgpu::Buffer,
-    /// The pressure solve (else the divergence solve).
-    pub density: bool,
-}
-
-/// Records one solve as one compute pass: arm; the warm start (a source that takes half the last
-/// step's total κ, and an update with it); `max_iterations` × (source, control, update), then a
-/// last source and control (which measures the error the last update left) — these run from the
-/// indirect dispatch that control empties once the solve is done; then the total κ is stored
-/// for the next step.
-pub fn record_solve(pass: &mut wgpu::ComputePass<'_>, k: &DfsphKernels, s: &Solve<'_>, n: u32, variant: usize, max_iterations: u32, max_dim: u32) {
-    k.control.record(pass, s.control_bind, 1, control_variant(BEGIN, s.density), 1);
-    s.source.record(pass, s.source_bind, n, variant + WARM, max_dim);
-    k.update.record(pass, s.update_bind, n, variant, max_dim);
-    for it in 0..=max_iterations {
-        s.source.record_indirect(pass, s.source_bind, variant, s.args);
-        k.control.record(pass, s.control_bind, 1, control_variant(CHECK, s.density), 1);
-        if it < max_iterations {
-            k.update.record_indirect(pass, s.update_bind, variant, s.args);
-        }
-    }
-    k.store.record(pass, s.store_bind, n, s.density as usize, max_dim);
 }

@@ -14,7 +14,7 @@
 //! moved on along the direction by the time since it was due.
 
 use super::scan::{ScanLevels, ScanPass};
-use super::shader::{self, Kernel, KernelConfig, KernelError};
+use super::shader::{self, KernelConfig, KernelError, Pass, Walk};
 use bytemuck::{Pod, Zeroable};
 
 /// Emitters a scene may have (the size of the per-emitter arrays of [`EmitState`]).
@@ -170,14 +170,19 @@ impl EmitBuffers {
     }
 }
 
-/// emit.plan's pipeline.
-pub fn plan(device: &wgpu::Device, cfg: KernelConfig) -> Result<Kernel, KernelError> {
-    Kernel::new(device, &shader::EMIT_PLAN, cfg, &[&[]])
+crate::passes! {
+    /// The emit passes of a simulation with emitters: emit.plan (how many free slots each
+    /// emitter fills this step) and emit.write (the new particles).
+    pub struct EmitPasses {
+        plan: Pass,
+        write: Pass<Walk>,
+    }
 }
 
-/// emit.write's pipelines: variants [`super::DIRECT`] and [`super::THROUGH_SORTED`].
-pub fn write(device: &wgpu::Device, cfg: KernelConfig) -> Result<Kernel, KernelError> {
-    Kernel::new(device, &shader::EMIT, cfg, &[&[("USE_SORTED", 0.0)], &[("USE_SORTED", 1.0)]])
+impl EmitPasses {
+    pub fn new(device: &wgpu::Device, cfg: KernelConfig) -> Result<Self, KernelError> {
+        Ok(Self { plan: Pass::new(device, &shader::EMIT_PLAN, cfg, &[])?, write: Pass::new(device, &shader::EMIT, cfg, &[])? })
+    }
 }
 
 /// The emitters' points on the GPU, for a simulation with emitters.

@@ -1,7 +1,7 @@
 //! sph.force — pressure, viscosity, boundary and gravity into an acceleration
 //! (`shaders/force.wgsl` + `shaders/neighbours.wgsl`).
 
-use super::shader::{Kernel, KernelConfig, KernelError};
+use super::shader::{self, KernelConfig, KernelError, Pass, Walk};
 
 /// What the pass computes, fixed when the pipelines are built (override constants, so a scene
 /// pays only for the terms it uses).
@@ -16,12 +16,22 @@ pub enum Mode {
     ViscousOnly,
 }
 
-/// Variants: [`super::DIRECT`] (after a reorder) and [`super::THROUGH_SORTED`], in `mode`.
-/// With `approach`, the walls' approach viscosity (`params.wall_approach_viscosity` > 0).
-pub fn new(device: &wgpu::Device, cfg: KernelConfig, rows: bool, mode: Mode, lists: bool, approach: bool) -> Result<Kernel, KernelError> {
-    let pressure = if mode == Mode::ViscousOnly { 0.0 } else { 1.0 };
-    let no_slip = if mode == Mode::PressureNoSlip { 1.0 } else { 0.0 };
-    let mut constants = vec![("PRESSURE", pressure), ("NO_SLIP", no_slip), ("WALL_APPROACH", if approach { 1.0 } else { 0.0 })];
-    constants.extend(super::list_constants(lists));
-    super::shader::neighbour_kernel_with(device, &super::shader::FORCE, cfg, rows, &constants)
+/// The pass in `mode`; with `approach`, the walls' approach viscosity
+/// (`params.wall_approach_viscosity` > 0); `rows` and `lists` as for sph.density.
+pub fn new(
+    device: &wgpu::Device,
+    cfg: KernelConfig,
+    rows: bool,
+    mode: Mode,
+    lists: bool,
+    approach: bool,
+) -> Result<Pass<Walk>, KernelError> {
+    let constants = [
+        ("ROWS", shader::flag(rows)),
+        ("PRESSURE", shader::flag(mode != Mode::ViscousOnly)),
+        ("NO_SLIP", shader::flag(mode == Mode::PressureNoSlip)),
+        ("WALL_APPROACH", shader::flag(approach)),
+        super::list_constant(lists),
+    ];
+    Pass::new(device, &shader::FORCE, cfg, &constants)
 }

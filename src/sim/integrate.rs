@@ -1,20 +1,30 @@
 //! sph.integrate — symplectic Euler with the domain guard and the non-finite guard
 //! (`shaders/integrate.wgsl`).
 
-use super::shader::{self, Kernel, KernelConfig, KernelError};
+use super::shader::{self, KernelConfig, KernelError, Pass, Variant};
 
-/// Variant 0 without inlet zones, [`WITH_INLETS`] with (a simulation with emitters); plus
-/// [`POSITIONS_ONLY`] for DFSPH (the velocity is final: no kick).
-pub fn new(device: &wgpu::Device, cfg: KernelConfig) -> Result<Kernel, KernelError> {
-    Kernel::new(
-        device,
-        &shader::INTEGRATE,
-        cfg,
-        &[&[("INLETS", 0.0), ("KICK", 1.0)], &[("INLETS", 1.0), ("KICK", 1.0)], &[("INLETS", 0.0), ("KICK", 0.0)], &[("INLETS", 1.0), ("KICK", 0.0)]],
-    )
+/// The pass's variants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Integrate {
+    /// Hold fluid in the emitters' inlet zones at their velocity (a simulation with emitters).
+    pub inlets: bool,
+    /// Kick the velocity with the acceleration (WCSPH); DFSPH's velocity is final: positions
+    /// only.
+    pub kick: bool,
 }
 
-/// The variant that holds fluid in the emitters' inlet zones at their velocity.
-pub const WITH_INLETS: usize = 1;
-/// Added to the variant: positions only (DFSPH).
-pub const POSITIONS_ONLY: usize = 2;
+impl Variant for Integrate {
+    const ALL: &'static [Self] = &[
+        Integrate { inlets: false, kick: true },
+        Integrate { inlets: true, kick: true },
+        Integrate { inlets: false, kick: false },
+        Integrate { inlets: true, kick: false },
+    ];
+    fn constants(self) -> Vec<(&'static str, f64)> {
+        vec![("INLETS", shader::flag(self.inlets)), ("KICK", shader::flag(self.kick))]
+    }
+}
+
+pub fn new(device: &wgpu::Device, cfg: KernelConfig) -> Result<Pass<Integrate>, KernelError> {
+    Pass::new(device, &shader::INTEGRATE, cfg, &[])
+}

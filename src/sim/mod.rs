@@ -29,16 +29,11 @@ use buffers::{CellBuffers, ParticleSet};
 use layout::{CellOrder, GridLayout, GridTooLarge};
 use params::{Diagnostics, SimParams};
 use profiler::{Profile, ProfileBatch, Profiler};
-use shader::{Kernel, KernelError};
+use shader::{Bindable, KernelError, Named, Pass, Walk};
 
 pub use crate::physics::NEIGHBOUR_LIST_MAX;
 pub use instruments::{GridSnapshot, Particles, dfsph_pressure};
 pub use state::InitialState;
-
-/// Pipeline variant of the neighbour-loop passes: cell ranges are slots (the step reordered).
-pub const DIRECT: usize = 0;
-/// Pipeline variant of the neighbour-loop passes: cell ranges index `sorted`.
-pub const THROUGH_SORTED: usize = 1;
 
 /// The choices the panel drives; all can change between steps.
 #[derive(Clone, Debug, PartialEq)]
@@ -137,40 +132,45 @@ pub struct StepState {
     pub warm: Option<(Vec<f32>, Vec<f32>)>,
 }
 
-/// The passes' pipelines for one set of options.
-struct Kernels {
-    count: Kernel,
-    scan: scan::ScanPass,
-    scatter: Kernel,
-    sort_cells: Kernel,
-    rank_free: Kernel,
-    reorder: Kernel,
-    density: Kernel,
-    wall_pressure: Kernel,
-    force: Kernel,
-    integrate: Kernel,
-    emit_plan: Kernel,
-    emit_write: Kernel,
-    time_step: Kernel,
-    /// A DFSPH simulation's passes.
-    dfsph: Option<dfsph::DfsphKernels>,
+crate::passes! {
+    /// The step's passes for one set of options: their pipelines and, once bound, their bind
+    /// groups. A pass added here is built in [`Passes::new`], bound with the others and
+    /// recorded where the step records it.
+    struct Passes {
+        count: Pass,
+        /// Its levels are bound with the cells ([`CellBuffers`]).
+        scan: scan::ScanPass,
+        scatter: Pass,
+        sort_cells: Pass<sort_cells::Ranks>,
+        rank_free: Pass,
+        reorder: Pass,
+        density: Pass<Walk>,
+        wall_pressure: Pass<Walk>,
+        force: Pass<Walk>,
+        integrate: Pass<integrate::Integrate>,
+        time_step: Pass<time_step::Part>,
+        /// A simulation with emitters.
+        emit: Option<emit::EmitPasses>,
+        /// A DFSPH simulation.
+        dfsph: Option<dfsph::DfsphPasses>,
+    }
 }
 
-impl Kernels {
+impl Passes {
     /// Builds every pipeline, turning a shader or pipeline the device rejects into an error
     /// here rather than a logged one at the first dispatch.
-    fn checked(device: &wgpu::Device, o: &SimOptions, params: &SimParams, lists: bool) -> Result<Self, SimError> {
+    fn checked(device: &wgpu::Device, o: &SimOptions, params: &SimParams, lists: bool, emitters: bool) -> Result<Self, SimError> {
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let kernels = Self::new(device, o, params, lists);
+        let passes = Self::new(device, o, params, lists, emitters);
         match pollster::block_on(scope.pop()) {
             Some(e) => Err(SimError::Pipeline(e.to_string())),
-            None => Ok(kernels?),
+            None => Ok(passes?),
         }
     }
 
     /// The pipelines for `params`' solver and walls (DFSPH's passes; the no-slip terms), with
-    /// or without the neighbour lists ([`Fixed::lists`]).
-    fn new(device: &wgpu::Device, o: &SimOptions, params: &SimParams, lists: bool) -> Result<Self, KernelError> {
+    /// or without the neighbour lists ([`Fixed::lists`]) and the emitters' passes; not bound.
+    fn new(device: &wgpu::Device, o: &SimOptions, params: &SimParams, lists: bool, emitters: bool) -> Result<Self, KernelError> {
         let cfg = o.kernel_config();
         let rows = o.order == CellOrder::Linear;
         let dfsph = params.solver == params::SOLVER_DFSPH;
@@ -191,31 +191,72 @@ impl Kernels {
             wall_pressure: wall_pressure::new(device, cfg, rows, no_slip)?,
             force: force::new(device, cfg, rows, force_mode, lists, params.wall_approach_viscosity > 0.0)?,
             integrate: integrate::new(device, cfg)?,
-            emit_plan: emit::plan(device, cfg)?,
-            emit_write: emit::write(device, cfg)?,
             time_step: time_step::new(device, cfg)?,
-            dfsph: if dfsph { Some(dfsph::DfsphKernels::new(device, cfg, rows, lists)?) } else { None },
+            emit: if emitters { Some(emit::EmitPasses::new(device, cfg)?) } else { None },
+            dfsph: if dfsph { Some(dfsph::DfsphPasses::new(device, cfg, rows, lists)?) } else { None },
         })
+    }
+
+    /// The passes bound to the simulation's buffers (a copy: a refused change leaves the
+    /// simulation's own passes as they were).
+    fn bound(&self, device: &wgpu::Device, cells: &CellBuffers, f: &Fixed) -> Result<Self, KernelError> {
+        let mut passes = self.clone();
+        passes.bind(device, &[named(cells, f, 0), named(cells, f, 1)])?;
+        Ok(passes)
     }
 }
 
-/// Bind groups for one grid allocation, indexed by the current particle set.
-struct Binds {
-    count: [wgpu::BindGroup; 2],
-    scatter: wgpu::BindGroup,
-    /// By the set the grid was built from (its ids).
-    sort_cells: [wgpu::BindGroup; 2],
-    rank_free: [wgpu::BindGroup; 2],
-    /// [A→B, B→A]
-    reorder: [wgpu::BindGroup; 2],
-    density: [wgpu::BindGroup; 2],
-    wall_pressure: [wgpu::BindGroup; 2],
-    force: [wgpu::BindGroup; 2],
-    integrate: [wgpu::BindGroup; 2],
-    /// With emitters: emit.plan's, and emit.write's by the current set.
-    emit: Option<(wgpu::BindGroup, [wgpu::BindGroup; 2])>,
-    time_step: [wgpu::BindGroup; 2],
-    dfsph: Option<dfsph::DfsphBinds>,
+/// The simulation's buffers by the WGSL names its passes bind, with `c` the current set: the
+/// one place that says which buffer a name is. `src_*` is the current set and `dst_*` the
+/// other (the reorder's gather); the emitters' and DFSPH's buffers are there where they exist.
+fn named(cells: &CellBuffers, f: &Fixed, c: usize) -> Named {
+    let (s, o) = (&f.sets[c], &f.sets[1 - c]);
+    let e = &f.emit_buffers;
+    let mut t = Named::default();
+    t.add("params", &f.params)
+        .add("diag", &f.diag)
+        .add("cell_lut", &cells.lut)
+        .add("counts", &cells.counts)
+        .add("cell_start", &cells.cell_start)
+        .add("cell_of", &f.cell_of)
+        .add("rank", &f.rank)
+        .add("sorted", &f.sorted)
+        .add("pos_mass", &s.pos_mass)
+        .add("vel_rho", &s.vel_rho)
+        .add("ids", &s.id)
+        .add("src_pos_mass", &s.pos_mass)
+        .add("src_vel_rho", &s.vel_rho)
+        .add("src_id", &s.id)
+        .add("dst_pos_mass", &o.pos_mass)
+        .add("dst_vel_rho", &o.vel_rho)
+        .add("dst_id", &o.id)
+        // sph.force writes the acceleration that sph.integrate and sim.time_step read
+        .add("acc_out", &f.acc)
+        .add("acc_in", &f.acc)
+        .add("wet", &f.wet)
+        .add("wall_normal", &f.wall_normal)
+        .add("nb_list", &f.nb_list)
+        .add("nb_count", &f.nb_count)
+        .add("reduce", &f.reduce)
+        .add("free_flag", &e.free_flag)
+        .add("free_prefix", &e.free_prefix)
+        .add("emitters", &e.emitters)
+        // the emitters' state: `state` in the emit passes, `emit_state` in sph.integrate
+        .add("state", &e.state)
+        .add("emit_state", &e.state);
+    if let Some(points) = &f.emit {
+        t.add("points", &points.buffer);
+    }
+    if let Some(d) = &f.dfsph {
+        t.add("factor", &d.factor)
+            .add("kappa", &d.kappa)
+            .add("solve_state", &d.state)
+            .add("solve_args", &d.args)
+            .add("kappa_total", &d.kappa_total)
+            .add("warm_divergence", &d.warm_divergence)
+            .add("warm_pressure", &d.warm_pressure);
+    }
+    t
 }
 
 /// Buffers allocated once per simulation (their size depends on the particle count only).
@@ -254,225 +295,6 @@ struct Fixed {
     dfsph: Option<dfsph::DfsphBuffers>,
 }
 
-impl Binds {
-    /// Every pass names its buffers by their WGSL variable names; a name its shader does not
-    /// bind, or a binding left without a buffer, is an error here, at creation.
-    fn new(d: &wgpu::Device, k: &Kernels, cells: &CellBuffers, f: &Fixed) -> Result<Self, KernelError> {
-        let p = &f.params;
-        let both = |make: &dyn Fn(&ParticleSet) -> Result<wgpu::BindGroup, KernelError>| -> Result<_, KernelError> {
-            Ok([make(&f.sets[0])?, make(&f.sets[1])?])
-        };
-        // the neighbour loop's grid: common.wgsl and neighbours.wgsl
-        let grid = [("params", p), ("cell_lut", &cells.lut), ("cell_start", &cells.cell_start), ("sorted", &f.sorted)];
-        // the neighbour lists: written by sph.density and dfsph.factor, read by the passes after
-        let lists = [("nb_list", &f.nb_list), ("nb_count", &f.nb_count)];
-        fn with<'a>(grid: &[(&'a str, &'a wgpu::Buffer)], rest: &[(&'a str, &'a wgpu::Buffer)]) -> Vec<(&'a str, &'a wgpu::Buffer)> {
-            grid.iter().chain(rest).copied().collect()
-        }
-        Ok(Binds {
-            count: both(&|s| {
-                k.count.bind(
-                    d,
-                    &[
-                        ("params", p),
-                        ("cell_lut", &cells.lut),
-                        ("pos_mass", &s.pos_mass),
-                        ("counts", &cells.counts),
-                        ("cell_of", &f.cell_of),
-                        ("rank", &f.rank),
-                        ("diag", &f.diag),
-                    ],
-                )
-            })?,
-            scatter: k.scatter.bind(
-                d,
-                &[("params", p), ("cell_start", &cells.cell_start), ("sorted", &f.sorted), ("cell_of", &f.cell_of), ("rank", &f.rank)],
-            )?,
-            sort_cells: both(&|s| {
-                k.sort_cells.bind(
-                    d,
-                    &[
-                        ("params", p),
-                        ("cell_start", &cells.cell_start),
-                        ("sorted", &f.sorted),
-                        ("cell_of", &f.cell_of),
-                        ("rank", &f.rank),
-                        ("ids", &s.id),
-                        ("free_flag", &f.emit_buffers.free_flag),
-                    ],
-                )
-            })?,
-            rank_free: both(&|s| {
-                k.rank_free.bind(
-                    d,
-                    &[
-                        ("params", p),
-                        ("free_prefix", &f.emit_buffers.free_prefix),
-                        ("cell_of", &f.cell_of),
-                        ("rank", &f.rank),
-                        ("ids", &s.id),
-                    ],
-                )
-            })?,
-            reorder: [
-                Self::reorder(d, k, p, &f.sorted, &f.sets[0], &f.sets[1])?,
-                Self::reorder(d, k, p, &f.sorted, &f.sets[1], &f.sets[0])?,
-            ],
-            density: both(&|s| k.density.bind(d, &with(&grid, &[("pos_mass", &s.pos_mass), ("vel_rho", &s.vel_rho), ("wet", &f.wet), lists[0], lists[1]])))?,
-            wall_pressure: both(&|s| {
-                k.wall_pressure.bind(d, &with(&grid, &[("pos_mass", &s.pos_mass), ("vel_rho", &s.vel_rho), ("wet", &f.wet)]))
-            })?,
-            force: both(&|s| {
-                k.force.bind(
-                    d,
-                    &with(
-                        &grid,
-                        &[
-                            ("pos_mass", &s.pos_mass),
-                            ("vel_rho", &s.vel_rho),
-                            ("acc_out", &f.acc),
-                            ("ids", &s.id),
-                            ("wall_normal", &f.wall_normal),
-                            lists[0],
-                            lists[1],
-                        ],
-                    ),
-                )
-            })?,
-            integrate: both(&|s| {
-                k.integrate.bind(
-                    d,
-                    &[
-                        ("params", p),
-                        ("pos_mass", &s.pos_mass),
-                        ("vel_rho", &s.vel_rho),
-                        ("acc_in", &f.acc),
-                        ("diag", &f.diag),
-                        ("emitters", &f.emit_buffers.emitters),
-                        ("emit_state", &f.emit_buffers.state),
-                    ],
-                )
-            })?,
-            time_step: both(&|s| {
-                k.time_step.bind(
-                    d,
-                    &[
-                        ("params", p),
-                        ("pos_mass", &s.pos_mass),
-                        ("vel_rho", &s.vel_rho),
-                        ("acc_in", &f.acc),
-                        ("reduce", &f.reduce),
-                        ("diag", &f.diag),
-                    ],
-                )
-            })?,
-            dfsph: match (&k.dfsph, &f.dfsph) {
-                (Some(dk), Some(db)) => {
-                    let source = |kernel: &Kernel, s: &ParticleSet, warm: &wgpu::Buffer| {
-                        kernel.bind(
-                            d,
-                            &with(
-                                &grid,
-                                &[
-                                    ("pos_mass", &s.pos_mass),
-                                    ("vel_rho", &s.vel_rho),
-                                    ("factor", &db.factor),
-                                    ("kappa", &db.kappa),
-                                    ("solve_state", &db.state),
-                                    ("ids", &s.id),
-                                    ("warm", warm),
-                                    ("kappa_total", &db.kappa_total),
-                                    lists[0],
-                                    lists[1],
-                                ],
-                            ),
-                        )
-                    };
-                    let store = |s: &ParticleSet, warm: &wgpu::Buffer| {
-                        dk.store.bind(
-                            d,
-                            &[("params", p), ("pos_mass", &s.pos_mass), ("ids", &s.id), ("kappa", &db.kappa), ("kappa_total", &db.kappa_total), ("warm", warm)],
-                        )
-                    };
-                    Some(dfsph::DfsphBinds {
-                        factor: both(&|s| {
-                            dk.factor.bind(d, &with(&grid, &[("pos_mass", &s.pos_mass), ("vel_rho", &s.vel_rho), ("factor", &db.factor), lists[0], lists[1]]))
-                        })?,
-                        divergence: both(&|s| source(&dk.divergence, s, &db.warm_divergence))?,
-                        pressure: both(&|s| source(&dk.pressure, s, &db.warm_pressure))?,
-                        store: [both(&|s| store(s, &db.warm_divergence))?, both(&|s| store(s, &db.warm_pressure))?],
-                        update: both(&|s| {
-                            dk.update.bind(d, &with(&grid, &[("pos_mass", &s.pos_mass), ("vel_rho", &s.vel_rho), ("kappa", &db.kappa), lists[0], lists[1]]))
-                        })?,
-                        control: dk.control.bind(
-                            d,
-                            &[("params", p), ("solve_state", &db.state), ("solve_args", &db.args), ("diag", &f.diag)],
-                        )?,
-                        predict: both(&|s| {
-                            dk.predict.bind(d, &[("params", p), ("pos_mass", &s.pos_mass), ("vel_rho", &s.vel_rho), ("acc_in", &f.acc)])
-                        })?,
-                    })
-                }
-                _ => None,
-            },
-            emit: match &f.emit {
-                None => None,
-                Some(points) => Some((
-                    k.emit_plan.bind(
-                        d,
-                        &[
-                            ("params", p),
-                            ("counts", &cells.counts),
-                            ("emitters", &f.emit_buffers.emitters),
-                            ("state", &f.emit_buffers.state),
-                            ("diag", &f.diag),
-                        ],
-                    )?,
-                    both(&|s| {
-                        k.emit_write.bind(
-                            d,
-                            &[
-                                ("params", p),
-                                ("cell_start", &cells.cell_start),
-                                ("sorted", &f.sorted),
-                                ("emitters", &f.emit_buffers.emitters),
-                                ("points", &points.buffer),
-                                ("state", &f.emit_buffers.state),
-                                ("pos_mass", &s.pos_mass),
-                                ("vel_rho", &s.vel_rho),
-                            ],
-                        )
-                    })?,
-                )),
-            },
-        })
-    }
-
-    /// The gather from `src` into `dst`.
-    fn reorder(
-        d: &wgpu::Device,
-        k: &Kernels,
-        params: &wgpu::Buffer,
-        sorted: &wgpu::Buffer,
-        src: &ParticleSet,
-        dst: &ParticleSet,
-    ) -> Result<wgpu::BindGroup, KernelError> {
-        k.reorder.bind(
-            d,
-            &[
-                ("params", params),
-                ("sorted", sorted),
-                ("src_pos_mass", &src.pos_mass),
-                ("src_vel_rho", &src.vel_rho),
-                ("src_id", &src.id),
-                ("dst_pos_mass", &dst.pos_mass),
-                ("dst_vel_rho", &dst.vel_rho),
-                ("dst_id", &dst.id),
-            ],
-        )
-    }
-}
-
 /// Begins a labelled compute pass, with timestamps when profiling is on.
 fn begin<'e>(
     encoder: &'e mut wgpu::CommandEncoder,
@@ -494,8 +316,8 @@ pub struct Sim {
     /// Which set holds the current state.
     cur: usize,
     cells: CellBuffers,
-    kernels: Kernels,
-    binds: Binds,
+    /// Bound to `fixed` and `cells`.
+    passes: Passes,
     grid_lo: glam::Vec3,
     grid_hi: glam::Vec3,
     max_cells: u64,
@@ -555,7 +377,7 @@ impl Sim {
         let is_dfsph = params.solver == params::SOLVER_DFSPH;
         // the walls' approach viscosity (docs/PHYSICS.md, "Walls")
         let approach = params.wall_approach_viscosity > 0.0;
-        let kernels = Kernels::checked(device, &options, &params, lists)?;
+        let passes = Passes::checked(device, &options, &params, lists, !state.emitters.is_empty())?;
         // every allocation inside one scope: memory the device does not have is an error here
         // (buffers are created unmapped and written after the scope, never mapped while invalid)
         let (fixed, cells) = out_of_memory_scope(device, || -> Result<_, KernelError> {
@@ -578,12 +400,12 @@ impl Sim {
                 cell_of: per_particle("grid.cell_of"),
                 rank: per_particle("grid.rank"),
                 sorted: per_particle("grid.sorted"),
-                emit_buffers: emit::EmitBuffers::new(device, &kernels.scan, &state.emitters, state.step, n)?,
+                emit_buffers: emit::EmitBuffers::new(device, &passes.scan, &state.emitters, state.step, n)?,
                 emit: None,
                 reduce: shader::storage(device, "sim.time_step.reduce", time_step::REDUCE_BYTES),
                 dfsph: is_dfsph.then(|| dfsph::DfsphBuffers::new(device, n as u64)),
             };
-            let cells = CellBuffers::new(device, &kernels.scan, layout)?;
+            let cells = CellBuffers::new(device, &passes.scan, layout)?;
             Ok((fixed, cells))
         })??;
         let mut fixed = fixed;
@@ -608,15 +430,14 @@ impl Sim {
         if let Some(d) = &fixed.dfsph {
             d.write_full_dispatch(&gpu.queue, n, options.workgroup_size, max_dim);
         }
-        let binds = Binds::new(device, &kernels, &cells, &fixed)?;
+        let passes = passes.bound(device, &cells, &fixed)?;
         Ok(Self {
             device: device.clone(),
             queue: gpu.queue.clone(),
             params,
             fixed,
-            binds,
+            passes,
             cells,
-            kernels,
             cur: 0,
             grid_lo: state.grid_lo,
             grid_hi: state.grid_hi,
@@ -746,23 +567,23 @@ impl Sim {
         } else {
             None
         };
-        let fresh_kernels =
-            if pipelines_changed { Some(Kernels::checked(&self.device, &options, &self.params, self.fixed.lists)?) } else { None };
-        let kernels = fresh_kernels.as_ref().unwrap_or(&self.kernels);
+        let fresh_passes = if pipelines_changed {
+            Some(Passes::checked(&self.device, &options, &self.params, self.fixed.lists, self.fixed.emit.is_some())?)
+        } else {
+            None
+        };
+        let passes = fresh_passes.as_ref().unwrap_or(&self.passes);
         let fresh_cells = match layout {
-            Some(layout) => Some(out_of_memory_scope(&self.device, || CellBuffers::new(&self.device, &kernels.scan, layout))??),
+            Some(layout) => Some(out_of_memory_scope(&self.device, || CellBuffers::new(&self.device, &passes.scan, layout))??),
             None => None,
         };
         let cells = fresh_cells.as_ref().unwrap_or(&self.cells);
-        let binds = Binds::new(&self.device, kernels, cells, &self.fixed)?;
+        let passes = passes.bound(&self.device, cells, &self.fixed)?;
         // nothing below fails
         if let Some(cells) = fresh_cells {
             let h = self.params.h;
             apply_layout(&mut self.params, &cells.layout, h);
             self.cells = cells;
-        }
-        if let Some(kernels) = fresh_kernels {
-            self.kernels = kernels;
         }
         self.params.capacity = options.capacity;
         self.params.derive();
@@ -771,7 +592,7 @@ impl Sim {
             d.write_full_dispatch(&self.queue, self.params.n_particles, options.workgroup_size, self.max_dim);
         }
         self.options = options;
-        self.binds = binds;
+        self.passes = passes;
         Ok(())
     }
 
@@ -835,50 +656,38 @@ impl Sim {
         encoder.push_debug_group("sim.step");
 
         let c = self.record_grid(encoder, step, reorder);
-        let Self { kernels: k, binds: b, profiler: prof, fixed, params, .. } = self;
-        let variant = if reorder { DIRECT } else { THROUGH_SORTED };
-        let inlets = if fixed.emit.is_some() { integrate::WITH_INLETS } else { 0 };
-        match (&k.dfsph, &b.dfsph, &fixed.dfsph) {
-            (Some(dk), Some(db), Some(buffers)) => {
+        let Self { passes: p, profiler: prof, fixed, params, .. } = self;
+        let walk = Walk::after(reorder);
+        let inlets = p.emit.is_some();
+        match (&p.dfsph, &fixed.dfsph) {
+            (Some(dp), Some(buffers)) => {
                 // DFSPH: density and factor, the divergence solve (on the velocities the last
                 // step left), viscosity and gravity, dt, v* = v + dt a, the pressure solve, move
-                dk.factor.record(&mut begin(encoder, prof, dk.factor.label, step), &db.factor[c], n, variant, md);
-                let solve = |density: bool| dfsph::Solve {
-                    source: if density { &dk.pressure } else { &dk.divergence },
-                    source_bind: if density { &db.pressure[c] } else { &db.divergence[c] },
-                    update_bind: &db.update[c],
-                    control_bind: &db.control,
-                    store_bind: &db.store[density as usize][c],
-                    args: &buffers.args,
-                    density,
-                };
                 let iterations = params.max_iterations;
-                {
-                    let mut pass = begin(encoder, prof, dk.divergence.label, step);
-                    dfsph::record_solve(&mut pass, dk, &solve(false), n, variant, iterations, md);
-                }
-                k.force.record(&mut begin(encoder, prof, k.force.label, step), &b.force[c], n, variant, md);
-                Self::record_time_step(encoder, k, b, prof, fixed, c, n, md, step, measure);
-                dk.predict.record(&mut begin(encoder, prof, dk.predict.label, step), &db.predict[c], n, 0, md);
-                {
-                    let mut pass = begin(encoder, prof, dk.pressure.label, step);
-                    dfsph::record_solve(&mut pass, dk, &solve(true), n, variant, iterations, md);
-                }
-                let v = inlets + integrate::POSITIONS_ONLY;
-                k.integrate.record(&mut begin(encoder, prof, k.integrate.label, step), &b.integrate[c], n, v, md);
+                dp.factor.record(&mut begin(encoder, prof, dp.factor.label(), step), c, n, walk, md);
+                let solve =
+                    |pass: &mut wgpu::ComputePass<'_>, solve| dp.record_solve(pass, c, solve, n, walk, iterations, md, &buffers.args);
+                solve(&mut begin(encoder, prof, dp.divergence.label(), step), dfsph::Solve::Divergence);
+                p.force.record(&mut begin(encoder, prof, p.force.label(), step), c, n, walk, md);
+                Self::record_time_step(encoder, p, prof, fixed, c, n, md, step, measure);
+                dp.predict.record(&mut begin(encoder, prof, dp.predict.label(), step), c, n, shader::Single, md);
+                solve(&mut begin(encoder, prof, dp.pressure.label(), step), dfsph::Solve::Pressure);
+                let v = integrate::Integrate { inlets, kick: false };
+                p.integrate.record(&mut begin(encoder, prof, p.integrate.label(), step), c, n, v, md);
             }
             _ => {
                 encoder.clear_buffer(&fixed.wet, 0, None);
-                k.density.record(&mut begin(encoder, prof, k.density.label, step), &b.density[c], n, variant, md);
-                k.wall_pressure.record(&mut begin(encoder, prof, k.wall_pressure.label, step), &b.wall_pressure[c], n, variant, md);
-                k.force.record(&mut begin(encoder, prof, k.force.label, step), &b.force[c], n, variant, md);
-                Self::record_time_step(encoder, k, b, prof, fixed, c, n, md, step, measure);
-                k.integrate.record(&mut begin(encoder, prof, k.integrate.label, step), &b.integrate[c], n, inlets, md);
+                p.density.record(&mut begin(encoder, prof, p.density.label(), step), c, n, walk, md);
+                p.wall_pressure.record(&mut begin(encoder, prof, p.wall_pressure.label(), step), c, n, walk, md);
+                p.force.record(&mut begin(encoder, prof, p.force.label(), step), c, n, walk, md);
+                Self::record_time_step(encoder, p, prof, fixed, c, n, md, step, measure);
+                let v = integrate::Integrate { inlets, kick: true };
+                p.integrate.record(&mut begin(encoder, prof, p.integrate.label(), step), c, n, v, md);
             }
         }
-        if let (Some(points), Some((plan, write))) = (&fixed.emit, &b.emit) {
-            k.emit_plan.record(&mut begin(encoder, prof, k.emit_plan.label, step), plan, 1, 0, md);
-            k.emit_write.record(&mut begin(encoder, prof, k.emit_write.label, step), &write[c], points.n, variant, md);
+        if let (Some(points), Some(e)) = (&fixed.emit, &p.emit) {
+            e.plan.record(&mut begin(encoder, prof, e.plan.label(), step), c, 1, shader::Single, md);
+            e.write.record(&mut begin(encoder, prof, e.write.label(), step), c, points.n, walk, md);
         }
         encoder.pop_debug_group();
 
@@ -891,8 +700,7 @@ impl Sim {
     #[allow(clippy::too_many_arguments)]
     fn record_time_step(
         encoder: &mut wgpu::CommandEncoder,
-        k: &Kernels,
-        b: &Binds,
+        p: &Passes,
         prof: &mut Option<Profiler>,
         fixed: &Fixed,
         c: usize,
@@ -902,11 +710,11 @@ impl Sim {
         measure: bool,
     ) {
         {
-            let mut pass = begin(encoder, prof, k.time_step.label, step);
+            let mut pass = begin(encoder, prof, p.time_step.label(), step);
             if measure {
-                k.time_step.record(&mut pass, &b.time_step[c], n, time_step::REDUCE, md);
+                p.time_step.record(&mut pass, c, n, time_step::Part::Reduce, md);
             }
-            k.time_step.record(&mut pass, &b.time_step[c], 1, time_step::FINISH, md);
+            p.time_step.record(&mut pass, c, 1, time_step::Part::Finish, md);
         }
         let dt_word = std::mem::offset_of!(Diagnostics, dt) as u64;
         encoder.copy_buffer_to_buffer(&fixed.diag, dt_word, &fixed.params, params::DT_OFFSET, 4);
@@ -955,25 +763,26 @@ impl Sim {
         // grid.clear: counters and the per-build diagnostics words (max per cell, overflows)
         encoder.clear_buffer(&self.cells.counts, 0, None);
         encoder.clear_buffer(&self.fixed.diag, 0, Some(8));
-        let Self { kernels: k, binds: b, cells, profiler: prof, fixed, .. } = self;
+        let Self { passes: p, cells, profiler: prof, fixed, .. } = self;
         let c = self.cur;
-        k.count.record(&mut begin(encoder, prof, k.count.label, step), &b.count[c], n, 0, md);
-        k.scan.record(&mut begin(encoder, prof, shader::SCAN.label, step), &cells.scan, md);
-        k.scatter.record(&mut begin(encoder, prof, k.scatter.label, step), &b.scatter, n, 0, md);
+        let one = shader::Single;
+        p.count.record(&mut begin(encoder, prof, p.count.label(), step), c, n, one, md);
+        p.scan.record(&mut begin(encoder, prof, shader::SCAN.label, step), &cells.scan, md);
+        p.scatter.record(&mut begin(encoder, prof, p.scatter.label(), step), c, n, one, md);
         if self.options.deterministic {
             // ranks by id (the free slots too, where emitters fill them), then the scatter again
             // with them
             let free_scan = fixed.emit_buffers.free_scan.as_ref();
-            let variant = if free_scan.is_some() { sort_cells::WITH_FREE_RANKS } else { 0 };
-            k.sort_cells.record(&mut begin(encoder, prof, k.sort_cells.label, step), &b.sort_cells[c], n, variant, md);
+            let ranks = if free_scan.is_some() { sort_cells::Ranks::WithFree } else { sort_cells::Ranks::Particles };
+            p.sort_cells.record(&mut begin(encoder, prof, p.sort_cells.label(), step), c, n, ranks, md);
             if let Some(levels) = free_scan {
-                k.scan.record(&mut begin(encoder, prof, shader::SCAN.label, step), levels, md);
-                k.rank_free.record(&mut begin(encoder, prof, k.rank_free.label, step), &b.rank_free[c], n, 0, md);
+                p.scan.record(&mut begin(encoder, prof, shader::SCAN.label, step), levels, md);
+                p.rank_free.record(&mut begin(encoder, prof, p.rank_free.label(), step), c, n, one, md);
             }
-            k.scatter.record(&mut begin(encoder, prof, k.scatter.label, step), &b.scatter, n, 0, md);
+            p.scatter.record(&mut begin(encoder, prof, p.scatter.label(), step), c, n, one, md);
         }
         if reorder {
-            k.reorder.record(&mut begin(encoder, prof, k.reorder.label, step), &b.reorder[c], n, 0, md);
+            p.reorder.record(&mut begin(encoder, prof, p.reorder.label(), step), c, n, one, md);
             return 1 - c;
         }
         c
@@ -1003,9 +812,9 @@ pub fn neighbour_lists(n: u64, max_binding: u64) -> bool {
     n * 4 * NEIGHBOUR_LIST_MAX as u64 <= max_binding
 }
 
-/// The override constants of the passes that write or read the neighbour lists.
-fn list_constants(lists: bool) -> [(&'static str, f64); 1] {
-    [("LISTS", if lists { 1.0 } else { 0.0 })]
+/// The override constant of the passes that write or read the neighbour lists.
+fn list_constant(lists: bool) -> (&'static str, f64) {
+    ("LISTS", shader::flag(lists))
 }
 
 /// Grid fields of the uniform block for a layout.

@@ -1,8 +1,9 @@
 //! reorder — gather of all per-particle state from one buffer set into the other, in cell order
-//! (`shaders/reorder.wgsl`). Its two bind groups (A→B, B→A) are built with the grid.
+//! (`shaders/reorder.wgsl`). It binds `src_*` as the current set and `dst_*` as the other (the
+//! simulation's table for each current set names both).
 
-use super::shader::{self, Kernel, KernelConfig, KernelError};
+use super::shader::{self, KernelConfig, KernelError, Pass};
 
-pub fn new(device: &wgpu::Device, cfg: KernelConfig) -> Result<Kernel, KernelError> {
-    Kernel::new(device, &shader::REORDER, cfg, &[&[]])
+pub fn new(device: &wgpu::Device, cfg: KernelConfig) -> Result<Pass, KernelError> {
+    Pass::new(device, &shader::REORDER, cfg, &[])
 }

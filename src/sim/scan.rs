@@ -22,6 +22,7 @@ struct ScanParams {
     _pad: [u32; 2],
 }
 
+#[derive(Clone)]
 pub struct ScanPass {
     layout: wgpu::BindGroupLayout,
     /// What `reduce` and `down` use, by name.
@@ -45,6 +46,13 @@ pub struct ScanLevels {
 impl ScanLevels {
     pub fn depth(&self) -> usize {
         self.levels.len()
+    }
+}
+
+/// Its bind groups are per level, made with the cells' buffers ([`ScanPass::levels`]).
+impl shader::Bindable for ScanPass {
+    fn bind(&mut self, _: &wgpu::Device, _: &[shader::Named; 2]) -> Result<(), KernelError> {
+        Ok(())
     }
 }
 

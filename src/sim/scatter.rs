@@ -1,7 +1,7 @@
 //! grid.scatter — `sorted[cell_start[cell_of[i]] + rank[i]] = i` (`shaders/scatter.wgsl`).
 
-use super::shader::{self, Kernel, KernelConfig, KernelError};
+use super::shader::{self, KernelConfig, KernelError, Pass};
 
-pub fn new(device: &wgpu::Device, cfg: KernelConfig) -> Result<Kernel, KernelError> {
-    Kernel::new(device, &shader::SCATTER, cfg, &[&[]])
+pub fn new(device: &wgpu::Device, cfg: KernelConfig) -> Result<Pass, KernelError> {
+    Pass::new(device, &shader::SCATTER, cfg, &[])
 }

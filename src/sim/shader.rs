@@ -269,14 +269,27 @@ mod tests {
     #[test]
     fn a_wrong_missing_or_repeated_name_is_an_error_that_names_it() {
         let b = reflected(&FORCE);
-        let good = ["params", "cell_lut", "cell_start", "sorted", "pos_mass", "vel_rho", "acc_out", "ids", "wall_normal", "nb_list", "nb_count"];
+        let good =
+            ["params", "cell_lut", "cell_start", "sorted", "pos_mass", "vel_rho", "acc_out", "ids", "wall_normal", "nb_list", "nb_count"];
         assert_eq!(match_names("sph.force", &b, &good).unwrap(), [0, 1, 2, 3, 4, 5, 6, 7, 8, 14, 15]);
         // any order: numbers follow the names
         assert_eq!(
             match_names(
                 "sph.force",
                 &b,
-                &["nb_count", "nb_list", "wall_normal", "ids", "acc_out", "vel_rho", "pos_mass", "sorted", "cell_start", "cell_lut", "params"]
+                &[
+                    "nb_count",
+                    "nb_list",
+                    "wall_normal",
+                    "ids",
+                    "acc_out",
+                    "vel_rho",
+                    "pos_mass",
+                    "sorted",
+                    "cell_start",
+                    "cell_lut",
+                    "params"
+                ]
             )
             .unwrap(),
             [15, 14, 8, 7, 6, 5, 4, 3, 2, 1, 0]
@@ -312,30 +325,10 @@ pub struct KernelConfig {
     pub checks: bool,
 }
 
-/// A pass built on the shared neighbour loop (`shaders/neighbours.wgsl`): its two pipeline
-/// variants, [`super::DIRECT`] (the step reordered: cell ranges are slots) and
-/// [`super::THROUGH_SORTED`] (they index `sorted`); `rows` reads a row of cells as one range
-/// (linear order only).
-pub fn neighbour_kernel(device: &wgpu::Device, src: &ShaderSource, cfg: KernelConfig, rows: bool) -> Result<Kernel, KernelError> {
-    neighbour_kernel_with(device, src, cfg, rows, &[])
-}
-
-/// [`neighbour_kernel`] with the pass's own override constants added to both variants.
-pub fn neighbour_kernel_with(
-    device: &wgpu::Device,
-    src: &ShaderSource,
-    cfg: KernelConfig,
-    rows: bool,
-    constants: &[(&str, f64)],
-) -> Result<Kernel, KernelError> {
-    let r = if rows { 1.0 } else { 0.0 };
-    let variant = |sorted: f64| [&[("USE_SORTED", sorted), ("ROWS", r)][..], constants].concat();
-    let (direct, through) = (variant(0.0), variant(1.0));
-    Kernel::new(device, src, cfg, &[&direct, &through])
-}
-
 /// A compute pass's pipeline(s) over one bind-group layout, which is read from the shader. Passes
-/// differ in their buffers and override constants only; this holds what they share.
+/// differ in their buffers and override constants only; this holds what they share. A step's
+/// passes are [`Pass`]es, which add their bind groups and typed variants.
+#[derive(Clone)]
 pub struct Kernel {
     pub label: &'static str,
     pub layout: wgpu::BindGroupLayout,
@@ -375,6 +368,26 @@ impl Kernel {
         bind(device, self.label, &self.layout, &self.bindings, buffers)
     }
 
+    /// A bind group that looks every binding up in `table` by its WGSL name, or by the table's
+    /// name `aliases` gives it (WGSL name, table name); a binding the table lacks, or an alias
+    /// of a name the shader does not bind, is an error.
+    pub fn bind_named(&self, device: &wgpu::Device, table: &Named, aliases: &[(&str, &str)]) -> Result<wgpu::BindGroup, KernelError> {
+        if let Some((name, _)) = aliases.iter().find(|(a, _)| !self.bindings.iter().any(|b| b.name == *a)) {
+            return Err(KernelError::UnknownName {
+                label: self.label.to_owned(),
+                name: (*name).to_owned(),
+                known: self.bindings.iter().map(|b| format!("`{}`", b.name)).collect::<Vec<_>>().join(", "),
+            });
+        }
+        let mut buffers = Vec::with_capacity(self.bindings.len());
+        for b in &self.bindings {
+            let key = aliases.iter().find(|(a, _)| *a == b.name).map_or(b.name.as_str(), |(_, t)| t);
+            let buffer = table.get(key).ok_or_else(|| KernelError::MissingName { label: self.label.to_owned(), name: key.to_owned() })?;
+            buffers.push((b.name.as_str(), buffer));
+        }
+        self.bind(device, &buffers)
+    }
+
     /// One invocation per item, `n` items, with pipeline variant `variant`.
     pub fn record(&self, pass: &mut wgpu::ComputePass<'_>, bg: &wgpu::BindGroup, n: u32, variant: usize, max_dim: u32) {
         pass.set_pipeline(&self.variants[variant]);
@@ -393,4 +406,170 @@ impl Kernel {
     pub fn wg_size(&self) -> u32 {
         self.wg_size
     }
+}
+
+/// A pipeline variant of a pass: the override constants that make it. A pass records with a
+/// value of its own variant type, never a number.
+pub trait Variant: Copy + PartialEq + std::fmt::Debug + 'static {
+    /// Every variant, in the order of the pass's pipelines.
+    const ALL: &'static [Self];
+    /// The override constants of this variant (the pass's shared constants are added).
+    fn constants(self) -> Vec<(&'static str, f64)>;
+    /// Its pipeline.
+    fn index(self) -> usize {
+        Self::ALL.iter().position(|v| *v == self).expect("every variant is in Variant::ALL")
+    }
+}
+
+/// The one variant of a pass without variants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Single;
+
+impl Variant for Single {
+    const ALL: &'static [Self] = &[Single];
+    fn constants(self) -> Vec<(&'static str, f64)> {
+        vec![]
+    }
+}
+
+/// How a pass built on the shared neighbour loop (`shaders/neighbours.wgsl`) reads the grid:
+/// `USE_SORTED` in the shader.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Walk {
+    /// The step reordered: a cell's range is its particles' slots.
+    Direct,
+    /// It did not: a cell's range indexes `sorted`.
+    ThroughSorted,
+}
+
+impl Walk {
+    /// The walk over a grid built on the current set, after a reorder or not.
+    pub fn after(reordered: bool) -> Self {
+        if reordered { Walk::Direct } else { Walk::ThroughSorted }
+    }
+    fn through_sorted(self) -> f64 {
+        if self == Walk::ThroughSorted { 1.0 } else { 0.0 }
+    }
+}
+
+impl Variant for Walk {
+    const ALL: &'static [Self] = &[Walk::Direct, Walk::ThroughSorted];
+    fn constants(self) -> Vec<(&'static str, f64)> {
+        vec![("USE_SORTED", self.through_sorted())]
+    }
+}
+
+/// A flag as an override constant.
+pub fn flag(on: bool) -> f64 {
+    if on { 1.0 } else { 0.0 }
+}
+
+/// The simulation's buffers by the WGSL names its shaders bind them under, for one current
+/// particle set: every pass binds from it, so a pass states only what is its own (an alias).
+#[derive(Clone, Default)]
+pub struct Named {
+    entries: Vec<(&'static str, wgpu::Buffer)>,
+}
+
+impl Named {
+    /// Adds `buffer` under `name` (a name given twice is a mistake in the table).
+    pub fn add(&mut self, name: &'static str, buffer: &wgpu::Buffer) -> &mut Self {
+        debug_assert!(self.get(name).is_none(), "`{name}` is in the table twice");
+        self.entries.push((name, buffer.clone()));
+        self
+    }
+
+    pub fn get(&self, name: &str) -> Option<&wgpu::Buffer> {
+        self.entries.iter().find(|(n, _)| *n == name).map(|(_, b)| b)
+    }
+}
+
+/// Something that binds its bind groups from the simulation's tables (one per current set):
+/// a [`Pass`], a group of them ([`passes!`]), or an optional one.
+pub trait Bindable {
+    fn bind(&mut self, device: &wgpu::Device, sets: &[Named; 2]) -> Result<(), KernelError>;
+}
+
+impl<T: Bindable> Bindable for Option<T> {
+    fn bind(&mut self, device: &wgpu::Device, sets: &[Named; 2]) -> Result<(), KernelError> {
+        self.as_mut().map_or(Ok(()), |p| p.bind(device, sets))
+    }
+}
+
+/// A pass of the step: its pipelines (one per variant `V`), its bind groups (one per current
+/// particle set, looked up by name in the simulation's table) and its recording.
+#[derive(Clone)]
+pub struct Pass<V: Variant = Single> {
+    kernel: Kernel,
+    /// (WGSL name, table name) where the pass binds a table buffer under another name.
+    aliases: Vec<(&'static str, &'static str)>,
+    /// By the current set; empty until bound.
+    groups: Vec<wgpu::BindGroup>,
+    _variant: std::marker::PhantomData<V>,
+}
+
+impl<V: Variant> Pass<V> {
+    /// The pass's pipelines: each variant's constants and `shared` (and WG_SIZE).
+    pub fn new(device: &wgpu::Device, src: &ShaderSource, cfg: KernelConfig, shared: &[(&str, f64)]) -> Result<Self, KernelError> {
+        let variants: Vec<Vec<(&str, f64)>> = V::ALL.iter().map(|v| [&v.constants()[..], shared].concat()).collect();
+        let refs: Vec<&[(&str, f64)]> = variants.iter().map(|v| &v[..]).collect();
+        Ok(Self { kernel: Kernel::new(device, src, cfg, &refs)?, aliases: vec![], groups: vec![], _variant: std::marker::PhantomData })
+    }
+
+    /// The pass binds the table's `table_name` as its WGSL `wgsl_name`.
+    pub fn alias(mut self, wgsl_name: &'static str, table_name: &'static str) -> Self {
+        self.aliases.push((wgsl_name, table_name));
+        self
+    }
+
+    pub fn label(&self) -> &'static str {
+        self.kernel.label
+    }
+
+    /// The WGSL variable names this pass binds.
+    pub fn binding_names(&self) -> impl Iterator<Item = &str> {
+        self.kernel.binding_names()
+    }
+
+    /// The pass bound to one table (an instrument beside the step: record it with set 0).
+    pub fn bound_to(mut self, device: &wgpu::Device, table: &Named) -> Result<Self, KernelError> {
+        self.groups = vec![self.kernel.bind_named(device, table, &self.aliases)?];
+        Ok(self)
+    }
+
+    /// One invocation per item, `n` items, on the current set `set`.
+    pub fn record(&self, pass: &mut wgpu::ComputePass<'_>, set: usize, n: u32, variant: V, max_dim: u32) {
+        self.kernel.record(pass, &self.groups[set], n, variant.index(), max_dim);
+    }
+
+    /// As [`Self::record`], with the workgroup counts read from `args` (words 0–2) on the GPU.
+    pub fn record_indirect(&self, pass: &mut wgpu::ComputePass<'_>, set: usize, variant: V, args: &wgpu::Buffer) {
+        self.kernel.record_indirect(pass, &self.groups[set], variant.index(), args);
+    }
+}
+
+impl<V: Variant> Bindable for Pass<V> {
+    fn bind(&mut self, device: &wgpu::Device, sets: &[Named; 2]) -> Result<(), KernelError> {
+        let groups = sets.iter().map(|t| self.kernel.bind_named(device, t, &self.aliases)).collect::<Result<_, _>>()?;
+        self.groups = groups;
+        Ok(())
+    }
+}
+
+/// A group of passes bound together: declares the struct and its [`Bindable`], which binds
+/// every field, so a pass added to the group is bound with it.
+#[macro_export]
+macro_rules! passes {
+    ($(#[$m:meta])* $vis:vis struct $name:ident { $($(#[$fm:meta])* $f:ident : $t:ty),* $(,)? }) => {
+        $(#[$m])*
+        #[derive(Clone)]
+        $vis struct $name { $($(#[$fm])* pub $f: $t),* }
+
+        impl $crate::sim::shader::Bindable for $name {
+            fn bind(&mut self, device: &wgpu::Device, sets: &[$crate::sim::shader::Named; 2]) -> Result<(), $crate::sim::shader::KernelError> {
+                $($crate::sim::shader::Bindable::bind(&mut self.$f, device, sets)?;)*
+                Ok(())
+            }
+        }
+    };
 }

@@ -3,17 +3,28 @@
 //! order and the neighbour loops sum in the same order on every run: with it the step is
 //! deterministic (`SimOptions::deterministic`).
 
-use super::shader::{self, Kernel, KernelConfig, KernelError};
+use super::shader::{self, KernelConfig, KernelError, Pass, Single, Variant};
 
-/// Variant 0, and [`WITH_FREE_RANKS`]: it also flags the ids of the free slots for
-/// grid.rank_free (a simulation with emitters).
-pub fn new(device: &wgpu::Device, cfg: KernelConfig) -> Result<Kernel, KernelError> {
-    Kernel::new(device, &shader::SORT_CELLS, cfg, &[&[("FREE_RANKS", 0.0)], &[("FREE_RANKS", 1.0)]])
+/// Whether the pass also flags the ids of the free slots for grid.rank_free (a simulation with
+/// emitters).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ranks {
+    Particles,
+    WithFree,
 }
 
-pub const WITH_FREE_RANKS: usize = 1;
+impl Variant for Ranks {
+    const ALL: &'static [Self] = &[Ranks::Particles, Ranks::WithFree];
+    fn constants(self) -> Vec<(&'static str, f64)> {
+        vec![("FREE_RANKS", shader::flag(self == Ranks::WithFree))]
+    }
+}
+
+pub fn new(device: &wgpu::Device, cfg: KernelConfig) -> Result<Pass<Ranks>, KernelError> {
+    Pass::new(device, &shader::SORT_CELLS, cfg, &[])
+}
 
 /// grid.rank_free — ranks the free slots by id (`shaders/rank_free.wgsl`).
-pub fn rank_free(device: &wgpu::Device, cfg: KernelConfig) -> Result<Kernel, KernelError> {
-    Kernel::new(device, &shader::RANK_FREE, cfg, &[&[]])
+pub fn rank_free(device: &wgpu::Device, cfg: KernelConfig) -> Result<Pass<Single>, KernelError> {
+    Pass::new(device, &shader::RANK_FREE, cfg, &[])
 }

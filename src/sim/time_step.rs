@@ -2,15 +2,27 @@
 //! simulated time and its measurements (fastest particle, mean compression), on the GPU with
 //! no CPU wait (`shaders/time_step.wgsl`).
 
-use super::shader::{self, Kernel, KernelConfig, KernelError};
+use super::shader::{self, KernelConfig, KernelError, Pass, Variant};
 
-/// Variant [`REDUCE`] (one invocation per slot) and [`FINISH`] (one invocation).
-pub fn new(device: &wgpu::Device, cfg: KernelConfig) -> Result<Kernel, KernelError> {
-    Kernel::new(device, &shader::TIME_STEP, cfg, &[&[("FINISH", 0.0)], &[("FINISH", 1.0)]])
+/// The pass's two dispatches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Part {
+    /// One invocation per slot: the reduction over the particles.
+    Reduce,
+    /// One invocation: the dt and the clock from the reduction.
+    Finish,
 }
 
-pub const REDUCE: usize = 0;
-pub const FINISH: usize = 1;
+impl Variant for Part {
+    const ALL: &'static [Self] = &[Part::Reduce, Part::Finish];
+    fn constants(self) -> Vec<(&'static str, f64)> {
+        vec![("FINISH", shader::flag(self == Part::Finish))]
+    }
+}
+
+pub fn new(device: &wgpu::Device, cfg: KernelConfig) -> Result<Pass<Part>, KernelError> {
+    Pass::new(device, &shader::TIME_STEP, cfg, &[])
+}
 
 /// Bytes of the reduction's scratch words (`reduce` in the shader).
 pub const REDUCE_BYTES: u64 = 32;

@@ -126,9 +126,12 @@ pub fn spheric_measured() -> Vec<(f64, f64, f64)> {
 pub fn spheric_figure(run_dir: &Path, out: &Path) -> anyhow::Result<PathBuf> {
     let r = headless::read_run(run_dir)?;
     let find = |x: f32| {
-        r.meta.point_gauges.iter().position(|g| (g[0] - x).abs() < 1e-3 && (g[1] - 0.5).abs() < 1e-3).map(|k| r.meta.gauges.len() + k).with_context(|| {
-            format!("{}: no point gauge at x = {x}, z = 0.5 (the SPHERIC scene's H2 and H4)", run_dir.display())
-        })
+        r.meta
+            .point_gauges
+            .iter()
+            .position(|g| (g[0] - x).abs() < 1e-3 && (g[1] - 0.5).abs() < 1e-3)
+            .map(|k| r.meta.gauges.len() + k)
+            .with_context(|| format!("{}: no point gauge at x = {x}, z = 0.5 (the SPHERIC scene's H2 and H4)", run_dir.display()))
     };
     let (h2, h4) = (find(2.228)?, find(0.582)?);
     let ours: Vec<(f64, f64, f64)> = r.rows.iter().map(|row| (row.time, row.gauges[h2], row.gauges[h4])).collect();

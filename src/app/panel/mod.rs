@@ -555,11 +555,7 @@ fn surface_settings(ui: &mut egui::Ui, s: &mut SurfaceSettings) {
         ui.label("water colour after");
         let speed = s.absorption_depth.abs().max(1e-3) * 0.01;
         ui.add(
-            egui::DragValue::new(&mut s.absorption_depth)
-                .range(ABSORPTION_DEPTH)
-                .clamp_existing_to_range(false)
-                .speed(speed)
-                .suffix(" m"),
+            egui::DragValue::new(&mut s.absorption_depth).range(ABSORPTION_DEPTH).clamp_existing_to_range(false).speed(speed).suffix(" m"),
         );
     });
     ui.horizontal(|ui| {
@@ -568,10 +564,8 @@ fn surface_settings(ui: &mut egui::Ui, s: &mut SurfaceSettings) {
             ui.selectable_value(&mut s.environment, e, e.name());
         }
     });
-    ui.checkbox(&mut s.spray, "spray as white points").on_hover_text(format!(
-        "fluid particles with few neighbours (density below {:.0} % of ρ0)",
-        SPRAY_DENSITY_OVER_REST * 100.0
-    ));
+    ui.checkbox(&mut s.spray, "spray as white points")
+        .on_hover_text(format!("fluid particles with few neighbours (density below {:.0} % of ρ0)", SPRAY_DENSITY_OVER_REST * 100.0));
 }
 
 /// Keyboard shortcuts (ignored while a value is being typed into the panel).

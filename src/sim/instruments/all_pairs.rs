@@ -2,8 +2,8 @@
 //! particle pair with no grid (`shaders/all_pairs.wgsl`), to show what the grid buys. The
 //! benchmark times it; a test checks it against the CPU twin.
 
-use crate::sim::shader::{self, Kernel, KernelConfig, KernelError};
+use crate::sim::shader::{self, KernelConfig, KernelError, Pass};
 
-pub fn new(device: &wgpu::Device, cfg: KernelConfig) -> Result<Kernel, KernelError> {
-    Kernel::new(device, &shader::ALL_PAIRS, cfg, &[&[]])
+pub fn new(device: &wgpu::Device, cfg: KernelConfig) -> Result<Pass, KernelError> {
+    Pass::new(device, &shader::ALL_PAIRS, cfg, &[])
 }

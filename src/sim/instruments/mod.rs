@@ -10,8 +10,8 @@ use super::buffers::read_vec;
 use super::layout::CellOrder;
 use super::params::Diagnostics;
 use super::profiler::Profiler;
-use super::shader::{self, KernelError};
-use super::{DIRECT, Sim, THROUGH_SORTED, begin};
+use super::shader::{self, KernelError, Named, Single, Walk};
+use super::{Sim, begin, named};
 use crate::gpu::Gpu;
 use wgpu::util::DeviceExt;
 
@@ -89,8 +89,7 @@ impl Sim {
         let (d, q) = (&self.device, &self.queue);
         let vel_rho = read_vec(d, q, &set.vel_rho, n);
         let id = read_vec(d, q, &set.id, n);
-        let pressure =
-            self.read_dfsph_totals().map(|(wp, wv)| dfsph_pressure(&vel_rho, &id, &wp, &wv, self.read_diagnostics().dt));
+        let pressure = self.read_dfsph_totals().map(|(wp, wv)| dfsph_pressure(&vel_rho, &id, &wp, &wv, self.read_diagnostics().dt));
         Particles { pos_mass: read_vec(d, q, &set.pos_mass, n), vel_rho, id, pressure }
     }
 
@@ -123,6 +122,11 @@ impl Sim {
         read_vec::<Diagnostics>(&self.device, &self.queue, &self.fixed.diag, 1)[0]
     }
 
+    /// The simulation's buffers by WGSL name, for the current set (an instrument adds its own).
+    fn named(&self) -> Named {
+        named(&self.cells, &self.fixed, self.cur)
+    }
+
     /// Whether the last step reordered (then `read_grid().sorted` indexes the other set).
     pub fn last_step_reordered(&self) -> bool {
         self.last_reordered
@@ -136,25 +140,14 @@ impl Sim {
         let through_sorted = !self.last_reordered;
         let d = &self.device;
         let n = self.params.n_particles;
-        let kernel = neighbour_probe::new(d, self.options.kernel_config(), self.options.order == CellOrder::Linear)?;
         let out = shader::storage(d, "test.probe", n as u64 * 16);
-        let set = &self.fixed.sets[self.cur];
-        let bg = kernel.bind(
-            d,
-            &[
-                ("params", &self.fixed.params),
-                ("cell_lut", &self.cells.lut),
-                ("cell_start", &self.cells.cell_start),
-                ("sorted", &self.fixed.sorted),
-                ("pos_mass", &set.pos_mass),
-                ("ids", &set.id),
-                ("probe", &out),
-            ],
-        )?;
+        let mut table = self.named();
+        table.add("probe", &out);
+        let probe = neighbour_probe::new(d, self.options.kernel_config(), self.options.order == CellOrder::Linear)?.bound_to(d, &table)?;
         let mut enc = d.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("test.probe") });
         {
-            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(kernel.label), timestamp_writes: None });
-            kernel.record(&mut pass, &bg, n, if through_sorted { THROUGH_SORTED } else { DIRECT }, self.max_dim);
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(probe.label()), timestamp_writes: None });
+            probe.record(&mut pass, 0, n, Walk::after(!through_sorted), self.max_dim);
         }
         self.queue.submit([enc.finish()]);
         Ok(read_vec(d, &self.queue, &out, n as usize))
@@ -166,23 +159,23 @@ impl Sim {
     pub fn all_pairs_density(&self, repeats: u32) -> Result<(Vec<f32>, Option<f64>), KernelError> {
         let d = &self.device;
         let n = self.params.n_particles;
-        let kernel = all_pairs::new(d, self.options.kernel_config())?;
         let out = shader::storage(d, "baseline.density", n as u64 * 4);
-        let set = &self.fixed.sets[self.cur];
-        let bg = kernel.bind(d, &[("params", &self.fixed.params), ("pos_mass", &set.pos_mass), ("density", &out)])?;
+        let mut table = self.named();
+        table.add("density", &out);
+        let pass_ = all_pairs::new(d, self.options.kernel_config())?.bound_to(d, &table)?;
         let timed = self.device.features().contains(wgpu::Features::TIMESTAMP_QUERY);
         let mut prof = timed.then(|| Profiler::new(d, &self.queue, repeats.max(1)));
         let mut enc = d.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("baseline.all_pairs") });
         for r in 0..repeats.max(1) {
-            let mut pass = begin(&mut enc, &mut prof, kernel.label, r as u64);
-            kernel.record(&mut pass, &bg, n, 0, self.max_dim);
+            let mut pass = begin(&mut enc, &mut prof, pass_.label(), r as u64);
+            pass_.record(&mut pass, 0, n, Single, self.max_dim);
         }
         if let Some(p) = &prof {
             p.resolve(&mut enc);
         }
         self.queue.submit([enc.finish()]);
         let density = read_vec(d, &self.queue, &out, n as usize);
-        let ms = prof.as_mut().and_then(|p| p.read(d, &self.queue).per_step_ms(kernel.label));
+        let ms = prof.as_mut().and_then(|p| p.read(d, &self.queue).per_step_ms(pass_.label()));
         Ok((density, ms))
     }
 
@@ -219,19 +212,21 @@ pub fn copy_bandwidth(gpu: &Gpu) -> Result<Option<f64>, KernelError> {
         contents: bytemuck::cast_slice(&[n, 0, 0, 0]),
         usage: wgpu::BufferUsages::UNIFORM,
     });
-    let kernel = shader::Kernel::new(d, &shader::COPY, shader::KernelConfig { wg_size: 256, checks: false }, &[&[]])?;
-    let bg = kernel.bind(d, &[("cp", &params), ("src", &src), ("dst", &dst)])?;
+    let mut table = Named::default();
+    table.add("cp", &params).add("src", &src).add("dst", &dst);
+    let copy =
+        shader::Pass::<Single>::new(d, &shader::COPY, shader::KernelConfig { wg_size: 256, checks: false }, &[])?.bound_to(d, &table)?;
     let reps = 20u32;
     let mut prof = Some(Profiler::new(d, &gpu.queue, reps));
-    let mut enc = d.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(kernel.label) });
+    let mut enc = d.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(copy.label()) });
     for r in 0..reps {
-        let mut pass = begin(&mut enc, &mut prof, kernel.label, r as u64);
-        kernel.record(&mut pass, &bg, n, 0, gpu.limits.max_compute_workgroups_per_dimension);
+        let mut pass = begin(&mut enc, &mut prof, copy.label(), r as u64);
+        copy.record(&mut pass, 0, n, Single, gpu.limits.max_compute_workgroups_per_dimension);
     }
     let mut prof = prof.expect("created above");
     prof.resolve(&mut enc);
     gpu.queue.submit([enc.finish()]);
     let p = prof.read(d, &gpu.queue);
     // the first repetitions warm up: take the best
-    Ok(p.min_ns.get(kernel.label).map(|best| 2.0 * bytes as f64 / (best * 1e-9)))
+    Ok(p.min_ns.get(copy.label()).map(|best| 2.0 * bytes as f64 / (best * 1e-9)))
 }

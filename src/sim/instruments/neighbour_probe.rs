@@ -2,8 +2,8 @@
 //! sph.density and sph.force, recording per particle the count and checksums of the ids it
 //! finds within h (`shaders/neighbour_probe.wgsl`). Tests compare it with the all-pairs oracle.
 
-use crate::sim::shader::{self, Kernel, KernelConfig, KernelError};
+use crate::sim::shader::{self, KernelConfig, KernelError, Pass, Walk};
 
-pub fn new(device: &wgpu::Device, cfg: KernelConfig, rows: bool) -> Result<Kernel, KernelError> {
-    shader::neighbour_kernel(device, &shader::NEIGHBOUR_PROBE, cfg, rows)
+pub fn new(device: &wgpu::Device, cfg: KernelConfig, rows: bool) -> Result<Pass<Walk>, KernelError> {
+    Pass::new(device, &shader::NEIGHBOUR_PROBE, cfg, &[("ROWS", shader::flag(rows))])
 }
