@@ -140,7 +140,7 @@ pub fn run(
         gpu.queue.submit([enc.finish()]);
         wait(gpu);
         wall += t0.elapsed().as_secs_f64();
-        if let Some(p) = sim.read_profile() {
+        if let Some(p) = sim.read_profile()? {
             anyhow::ensure!(p.dropped == 0, "timestamp query set too small");
             for (label, ns) in p.pass_ns {
                 *profile.pass_ns.entry(label).or_default() += ns;
@@ -152,7 +152,7 @@ pub fn run(
         done += k;
         progress(done, total);
     }
-    let d = sim.read_diagnostics();
+    let d = sim.read_diagnostics()?;
     anyhow::ensure!(d.non_finite == 0, "{} particles went non-finite during the benchmark", d.non_finite);
     let steps = cfg.steps as u64;
     let wall_ms = wall * 1e3 / steps as f64;

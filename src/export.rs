@@ -10,7 +10,8 @@
 //! (0 fluid, 1 boundary); boundary particles only when asked for.
 
 use crate::physics::tait_pressure;
-use crate::sim::{Particles, dfsph_pressure};
+use crate::sim::Particles;
+use crate::sim::readback::ParticleCopy;
 use anyhow::Context as _;
 use base64::Engine as _;
 use std::path::Path;
@@ -185,38 +186,27 @@ pub struct ExportStats {
 /// What the writer thread turns into files.
 pub enum Job {
     Frame(Frame),
-    /// Particle buffers as copied from the GPU — `pos_mass`, `vel_rho` (16 B each) and `id`
-    /// (4 B) of `n` particles, one after the other — made into a frame on the writer thread, so
-    /// the caller (the app's frame loop) does no per-particle work.
+    /// The simulation's state as copied from the GPU ([`crate::sim::Sim::record_particle_copy`],
+    /// laid out as `copy` says), made into a frame on the writer thread, so the caller (the
+    /// app's frame loop) does no per-particle work.
     Raw {
         bytes: Vec<u8>,
-        n: usize,
+        copy: ParticleCopy,
         step: u64,
         time: f64,
         rest_density: f32,
         stiffness: f32,
         boundary: bool,
-        /// DFSPH: the byte offset in `bytes` of the solves' totals by particle id
-        /// (`warm_pressure`, then `warm_divergence`, 4 B × `n` each) and the step's dt, from
-        /// which the frame's pressure is made (`dfsph_pressure`).
-        solver_pressure: Option<(usize, f32)>,
     },
 }
 
 impl Job {
-    fn frame(self) -> Frame {
+    fn frame(self) -> anyhow::Result<Frame> {
         match self {
-            Job::Frame(f) => f,
-            Job::Raw { bytes, n, step, time, rest_density, stiffness, boundary, solver_pressure } => {
-                let vel_rho: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&bytes[n * 16..n * 32]);
-                let id: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes[n * 32..n * 36]);
-                let pressure = solver_pressure.map(|(at, dt)| {
-                    let wp: Vec<f32> = bytemuck::pod_collect_to_vec(&bytes[at..at + n * 4]);
-                    let wv: Vec<f32> = bytemuck::pod_collect_to_vec(&bytes[at + n * 4..at + n * 8]);
-                    dfsph_pressure(&vel_rho, &id, &wp, &wv, dt)
-                });
-                let p = Particles { pos_mass: bytemuck::pod_collect_to_vec(&bytes[..n * 16]), vel_rho, id, pressure };
-                Frame::new(&p, step, time, rest_density, stiffness, boundary)
+            Job::Frame(f) => Ok(f),
+            Job::Raw { bytes, copy, step, time, rest_density, stiffness, boundary } => {
+                let (p, _) = copy.decode(&bytes)?;
+                Ok(Frame::new(&p, step, time, rest_density, stiffness, boundary))
             }
         }
     }
@@ -291,7 +281,7 @@ impl Drop for Exporter {
 fn write_frames(dir: &Path, formats: &[Format], mut series: Vec<(f64, String)>, rx: Receiver<Job>) -> anyhow::Result<ExportStats> {
     let mut stats = ExportStats::default();
     for job in rx {
-        let frame = job.frame();
+        let frame = job.frame()?;
         let t = Instant::now();
         let stem = frame.stem();
         for format in formats {

@@ -650,9 +650,9 @@ pub fn run_scene(
     let hash = scene_hash(scene);
     // simulated time after `step` steps: step·dt for a fixed dt; an adaptive dt's GPU clock
     // needs the diagnostics of that step
-    let clock = |sim: &Sim, step: u64| {
-        let d = if sim.is_adaptive() { sim.read_diagnostics() } else { Default::default() };
-        sim.time_at(step, &d)
+    let clock = |sim: &Sim, step: u64| -> anyhow::Result<f64> {
+        let d = if sim.is_adaptive() { sim.read_diagnostics()? } else { Default::default() };
+        Ok(sim.time_at(step, &d))
     };
 
     // probes.csv: a new file, or the resumed one cut back to the checkpoint's step
@@ -827,10 +827,9 @@ pub fn run_scene(
     let mut sim_time;
     let mut stepping = std::time::Duration::ZERO;
     loop {
-        let p = sim.read_particles();
-        // the diagnostics of this very step: its time (the GPU clock, for an adaptive dt), the
-        // probe row's counters and the checkpoint's
-        let d = sim.read_diagnostics();
+        // the particles and the diagnostics of this very step (one copy): its time (the GPU
+        // clock, for an adaptive dt), the probe row's counters and the checkpoint's
+        let (p, d) = sim.read_state().with_context(|| format!("{scene_label}: step {step}"))?;
         let time = sim.time_at(step, &d);
         sim_time = time;
         let interrupted = stop_requested();
@@ -910,7 +909,7 @@ pub fn run_scene(
             let (clamps, non_finite) = guards.peek(&d);
             let mut c = Checkpoint::new(&p, hash, step, time, params.n_fluid, clamps, non_finite);
             c.flow = flow(&d);
-            c.step_state = Some(sim.step_state(&d));
+            c.step_state = Some(sim.step_state(&d)?);
             c.save(&dir.join(crate::checkpoint::FILE))?;
         }
         done = Some(step);
@@ -941,7 +940,7 @@ pub fn run_scene(
             step += k as u64;
             if cfg.progress {
                 // (a batch behind at most; an adaptive clock reads the diagnostics, which waits)
-                bar.update(step, clock(&sim, step));
+                bar.update(step, clock(&sim, step)?);
             }
         }
         gpu.device.poll(wgpu::PollType::wait_indefinitely()).context("GPU wait")?;

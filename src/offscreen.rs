@@ -12,6 +12,7 @@ use crate::scene::Scene;
 use crate::scene::limits;
 use crate::scene::setup;
 use crate::sim::Sim;
+use crate::sim::profiler::FrameTimer;
 use crate::sim::readback::Readback;
 use anyhow::Context as _;
 use std::path::{Path, PathBuf};
@@ -179,7 +180,7 @@ pub fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -> anyho
     // buffer for each, and one for the frame whose mapping is still being taken
     let mut pixels = Readback::<u64>::new(device, "render.offscreen.pixels", padded_row as u64 * height as u64, 3);
     let passes = args.view.passes();
-    let mut timer = gpu.has_timestamps().then(|| Timer::new(gpu, passes.len()));
+    let mut timer = gpu.has_timestamps().then(|| FrameTimer::new(device, &gpu.queue, "render.offscreen.time", passes));
     let mut times = Vec::new();
     let (tx, rx) = std::sync::mpsc::sync_channel::<(PathBuf, Vec<u8>)>(2);
     let writer = std::thread::spawn(move || -> Result<(), String> {
@@ -221,9 +222,9 @@ pub fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -> anyho
         }
     };
     // hands the frames whose pixels and times have arrived to the writer; false when it stopped
-    let take = |pixels: &mut Readback<u64>, timer: &mut Option<Timer>, times: &mut Vec<Vec<f64>>| -> bool {
+    let take = |pixels: &mut Readback<u64>, timer: &mut Option<FrameTimer>, times: &mut Vec<Vec<f64>>| -> bool {
         if let Some(t) = timer.as_mut() {
-            times.extend(t.take_ready());
+            times.extend(t.take_ready().into_iter().map(|(_, ms)| ms));
         }
         for (frame, bytes) in pixels.take_ready() {
             if tx.send((frame_path(&args.out, frame), bytes)).is_err() {
@@ -239,7 +240,10 @@ pub fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -> anyho
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("render.offscreen") });
         sim.record_steps(&mut encoder, args.substeps);
         let draw = Some((sim.current(), sim.n_particles()));
-        let timing = timer.as_ref().map_or(Timing::Off, |t| Timing::Passes { set: &t.queries, base: 0 });
+        if let Some(t) = timer.as_mut() {
+            t.start(frame);
+        }
+        let timing = timer.as_ref().map_or(Timing::Off, |t| Timing::Passes { set: t.query_set(), base: 0 });
         renderer.record(device, &gpu.queue, &mut encoder, &view, [width, height], viewport, &settings, sim.params(), draw, timing);
         if let Some(t) = timer.as_mut() {
             t.record_copy(&mut encoder, frame);
@@ -289,7 +293,7 @@ pub fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -> anyho
         }
     }
     let sim_seconds = {
-        let d = sim.read_diagnostics();
+        let d = sim.read_diagnostics()?;
         sim.time_at(frames * args.substeps as u64, &d)
     };
     drop(tx);
@@ -371,66 +375,6 @@ pub fn check_size(gpu: &Gpu, size: (u32, u32), view: View, no_images: bool, avai
     Ok(())
 }
 
-/// Timestamps around each render pass of a frame, read back without waiting (a ring of
-/// staging buffers: a frame whose buffer is not free goes untimed).
-struct Timer {
-    queries: wgpu::QuerySet,
-    resolve: wgpu::Buffer,
-    readback: Readback<u64>,
-    passes: u32,
-    period_ns: f32,
-}
-
-impl Timer {
-    fn new(gpu: &Gpu, passes: usize) -> Self {
-        let d = &gpu.device;
-        let passes = passes as u32;
-        Self {
-            queries: d.create_query_set(&wgpu::QuerySetDescriptor {
-                label: Some("render.offscreen.time"),
-                ty: wgpu::QueryType::Timestamp,
-                count: 2 * passes,
-            }),
-            resolve: d.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("render.offscreen.time"),
-                size: 16 * passes as u64,
-                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-                mapped_at_creation: false,
-            }),
-            readback: Readback::new(d, "render.offscreen.time.readback", 16 * passes as u64, 3),
-            passes,
-            period_ns: gpu.queue.get_timestamp_period(),
-        }
-    }
-
-    /// Resolves the frame's timestamps and copies them out (when a staging buffer is free).
-    fn record_copy(&mut self, encoder: &mut wgpu::CommandEncoder, frame: u64) {
-        let (queries, resolve, bytes) = (&self.queries, &self.resolve, 16 * self.passes as u64);
-        self.readback.record_with(|dst| {
-            encoder.resolve_query_set(queries, 0..2 * (bytes / 16) as u32, resolve, 0);
-            encoder.copy_buffer_to_buffer(resolve, 0, dst, 0, bytes);
-            Some(frame)
-        });
-    }
-
-    fn submitted(&mut self) {
-        self.readback.submitted();
-    }
-
-    /// The render passes' milliseconds of every frame whose times have arrived.
-    fn take_ready(&mut self) -> Vec<Vec<f64>> {
-        let period = self.period_ns as f64;
-        self.readback
-            .take_ready()
-            .into_iter()
-            .map(|(_, bytes)| {
-                let t = crate::sim::readback::ticks_from(&bytes);
-                (0..self.passes as usize).map(|k| t[2 * k + 1].saturating_sub(t[2 * k]) as f64 * period * 1e-6).collect()
-            })
-            .collect()
-    }
-}
-
 /// The PNG of frame `frame` (1-based) in `dir`.
 pub fn frame_path(dir: &Path, frame: u64) -> PathBuf {
     dir.join(format!("frame-{frame:05}.png"))
@@ -446,7 +390,7 @@ pub fn draw_frame(
     params: &crate::sim::params::SimParams,
     draw: Option<(&crate::sim::buffers::ParticleSet, u32)>,
     size: (u32, u32),
-) -> Vec<u8> {
+) -> Result<Vec<u8>, crate::sim::readback::ReadError> {
     let (width, height) = size;
     let device = &gpu.device;
     let target = target_texture(device, "render.frame", width, height);
@@ -463,8 +407,8 @@ pub fn draw_frame(
     renderer.record(device, &gpu.queue, &mut encoder, &view, [width, height], viewport, settings, params, draw, Timing::Off);
     copy_out(&mut encoder, &target, &buffer, padded_row);
     gpu.queue.submit([encoder.finish()]);
-    let bytes = crate::sim::buffers::read_bytes(device, &gpu.queue, &buffer, 0, padded_row as u64 * height as u64);
-    Pixels { width, height, padded_row, bgra: false, bytes: &bytes }.rgba()
+    let bytes = crate::sim::buffers::read_bytes(device, &gpu.queue, &buffer, 0, padded_row as u64 * height as u64)?;
+    Ok(Pixels { width, height, padded_row, bgra: false, bytes: &bytes }.rgba())
 }
 
 /// The colour target of an offscreen frame (rendered into, copied out of).

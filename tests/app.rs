@@ -81,8 +81,8 @@ fn diagnostics_arrive_on_their_frames_with_the_values_of_that_frame() {
         if f % DIAGNOSTICS_EVERY == 0 {
             // what the simulation core holds right after this frame (blocking: test only)
             let sim = driver.sim();
-            let d = sim.read_diagnostics();
-            let grid = sim.read_grid();
+            let d = sim.read_diagnostics().unwrap();
+            let grid = sim.read_grid().unwrap();
             assert_eq!(from_counts(&grid.counts, 6), (d.max_per_cell, d.overflows), "frame {f}: words vs the grid's counts");
             expected.push((f, sim.steps(), d));
         }
@@ -127,7 +127,7 @@ fn an_adaptive_dt_reads_its_time_from_the_gpu_clock() {
     for f in 1..=DIAGNOSTICS_EVERY {
         frame(&mut driver, 2);
         if f == DIAGNOSTICS_EVERY {
-            clock = Some(driver.sim().read_diagnostics().sim_time());
+            clock = Some(driver.sim().read_diagnostics().unwrap().sim_time());
         }
     }
     drain(&mut driver);
@@ -233,7 +233,7 @@ fn live_changes_between_frames_keep_particles_and_physics() {
         assert_eq!(driver.sim().n_particles(), n);
     }
     drain(&mut driver);
-    let p = driver.sim().read_particles();
+    let p = driver.sim().read_particles().unwrap();
     let mut ids = p.id.clone();
     ids.sort_unstable();
     assert!(ids.iter().enumerate().all(|(i, &id)| i as u32 == id), "every particle is still there once");

@@ -120,7 +120,7 @@ fn steps_with_a_mesh_solid_and_a_moving_mesh_of_fluid_match_the_cpu_twin() {
     }
     let mut sim = common::sim(&state, rillet::scene::setup::sim_options(&scene));
     sim.run(steps);
-    let g = sim.read_particles().by_id();
+    let g = sim.read_particles().unwrap().by_id();
     let (mut dx, mut dv) = (0.0f64, 0.0f64);
     for i in 0..cpu.n_particles() {
         for d in 0..3 {
@@ -160,14 +160,14 @@ fn a_fast_jet_does_not_get_through_the_thinnest_plate() {
     let mut worst = f32::MIN;
     for _ in 0..20 {
         sim.run(100);
-        let p = sim.read_particles();
+        let p = sim.read_particles().unwrap();
         for (x, v) in p.pos_mass.iter().zip(&p.vel_rho).filter(|(x, _)| x[3] > 0.0) {
             worst = worst.max(x[0]);
             fastest = fastest.max(glam::Vec3::new(v[0], v[1], v[2]).length());
         }
         assert!(worst < far, "after {} steps a fluid particle is at x = {worst} m, past the plate's far face at {far} m", sim.steps());
     }
-    let d = sim.read_diagnostics();
+    let d = sim.read_diagnostics().unwrap();
     eprintln!(
         "{} fluid particles, 2000 steps: the farthest reached x = {worst:.4} m (the plate spans 0.40–0.44 m), wall clamps {}, non-finite {}",
         state.n_fluid, d.wall_clamps, d.non_finite

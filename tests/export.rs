@@ -45,7 +45,7 @@ fn exported_frames_read_back_equal_to_the_gpu_buffers() {
     let state = common::build(&scene);
     let mut sim = common::sim(&state, rillet::scene::setup::sim_options(&scene));
     sim.run(10); // reordered: slot order is not id order
-    let p = sim.read_particles();
+    let p = sim.read_particles().unwrap();
     let params = *sim.params();
     let frame = Frame::new(&p, 10, 0.004, params.rest_density, params.stiffness, true);
     let dir = folder("frame");

@@ -55,11 +55,11 @@ fn emitters_create_exactly_what_their_rate_gives_and_in_equals_now_plus_out() {
         assert!(frac > 0.01 && frac < 0.99, "{steps} steps lie on a layer time");
         sim.run((steps - done) as u32);
         done = steps;
-        let d = sim.read_diagnostics();
+        let d = sim.read_diagnostics().unwrap();
         let want = layers_by_rate(steps) * points;
         assert_eq!(d.emitted as u64, want, "emitted after {steps} steps");
         assert_eq!(state.emitters.particles_in(steps), want, "the closed form after {steps} steps");
-        let p = sim.read_particles();
+        let p = sim.read_particles().unwrap();
         let now = fluid_now(&p);
         assert_eq!(n0 + d.emitted as u64, now + d.outflow as u64, "in = now + out after {steps} steps");
         assert_eq!(d.starved, 0);
@@ -83,12 +83,12 @@ fn a_full_reserve_starves_the_emitters_and_overwrites_nothing() {
     let mut sim = sim(&state, sim_options(&scene));
     // 60 steps: the layers of steps 0 and 34 fit
     sim.run(60);
-    let d = sim.read_diagnostics();
+    let d = sim.read_diagnostics().unwrap();
     assert_eq!((d.emitted, d.starved, d.outflow, d.free_slots), (50, 0, 0, 0));
     // 90 steps: the layer of step 67 finds no room; it is counted, and nothing is overwritten
     sim.run(30);
-    let d = sim.read_diagnostics();
-    let p = sim.read_particles();
+    let d = sim.read_diagnostics().unwrap();
+    let p = sim.read_particles().unwrap();
     assert_eq!((d.emitted, d.starved, d.outflow), (50, 25, 0));
     assert_eq!(fluid_now(&p), 200);
     // every particle of the block is still where its own motion took it
@@ -139,10 +139,10 @@ fn steps_with_a_mesh_solid_an_emitter_and_an_open_face_match_the_cpu_twin() {
     }
     let mut sim = sim(&state, sim_options(&scene));
     sim.run(steps as u32);
-    let d = sim.read_diagnostics();
+    let d = sim.read_diagnostics().unwrap();
     assert_eq!((d.emitted as u64, d.outflow as u64, d.starved as u64), (cpu.emitted, cpu.outflow, cpu.starved), "counters");
     assert!(cpu.emitted >= 3 * 9 && cpu.outflow > 0, "the case must emit and lose particles: {} in, {} out", cpu.emitted, cpu.outflow);
-    let g = sim.read_particles().by_id();
+    let g = sim.read_particles().unwrap().by_id();
     let (mut dx, mut dv) = (0.0f64, 0.0f64);
     let mut compare = |gi: usize, ci: usize| {
         for a in 0..3 {
@@ -198,7 +198,7 @@ fn deterministic_steps_with_an_emitter_and_an_open_face_fill_the_twins_ids_and_r
     }
     let mut a = sim(&state, options.clone());
     a.run(steps);
-    let pa = a.read_particles().by_id();
+    let pa = a.read_particles().unwrap().by_id();
     let (mut dx, mut dv) = (0.0f64, 0.0f64);
     for i in 0..cpu.n_particles() {
         assert_eq!(pa.pos_mass[i][3] > 0.0, cpu.is_fluid(i), "id {i}: fluid on one side only");
@@ -218,6 +218,6 @@ fn deterministic_steps_with_an_emitter_and_an_open_face_fill_the_twins_ids_and_r
     for _ in 0..3 {
         b.run(steps / 3);
     }
-    let pb = b.read_particles().by_id();
+    let pb = b.read_particles().unwrap().by_id();
     assert!(pa.pos_mass == pb.pos_mass && pa.vel_rho == pb.vel_rho, "the two runs differ");
 }

@@ -44,7 +44,7 @@ fn check_grid(sim: &Sim, positions: &[Vec3], what: &str) {
 /// [`check_grid`] where `free[i]` marks the slots that hold no particle (w = 0): they must be in
 /// the cell after the last.
 fn check_grid_with_free(sim: &Sim, positions: &[Vec3], free: &[bool], what: &str) {
-    let g: GridSnapshot = sim.read_grid();
+    let g: GridSnapshot = sim.read_grid().unwrap();
     let cpu = build_grid_with_free(sim.grid(), positions, |i| free[i]);
     assert_eq!(g.cell_of, cpu.cell_of, "{what}: cell_of");
     assert_eq!(g.counts, cpu.counts, "{what}: counts");
@@ -69,7 +69,7 @@ fn check_grid_with_free(sim: &Sim, positions: &[Vec3], free: &[bool], what: &str
         }
     }
     assert!(seen.iter().all(|&s| s), "{what}: a particle is missing from sorted");
-    let d = sim.read_diagnostics();
+    let d = sim.read_diagnostics().unwrap();
     // over the cells of the grid: the cell of free slots is no cell of space
     let (max, over) = grid_diagnostics(&cpu.counts[..sim.grid().num_cells as usize], sim.params().capacity);
     assert_eq!((d.max_per_cell, d.overflows), (max, over), "{what}: diagnostics");
@@ -104,11 +104,11 @@ fn deterministic_cells_are_in_id_order() {
         let mut s = sim(&cloud_state(&cloud), SimOptions { deterministic: true, ..options(0.5, order) });
         s.build_grid(false);
         let cpu = build_grid(s.grid(), &cloud);
-        assert_eq!(s.read_grid().sorted, cpu.sorted, "{order:?}: sorted, slot = id");
+        assert_eq!(s.read_grid().unwrap().sorted, cpu.sorted, "{order:?}: sorted, slot = id");
         // scramble the slots: a reorder, then a build on the reordered set
         s.run(3);
         s.build_grid(false);
-        let (g, ids) = (s.read_grid(), s.read_particles().id);
+        let (g, ids) = (s.read_grid().unwrap(), s.read_particles().unwrap().id);
         for c in 0..s.grid().num_cells as usize {
             let cell: Vec<u32> =
                 g.sorted[g.cell_start[c] as usize..g.cell_start[c + 1] as usize].iter().map(|&slot| ids[slot as usize]).collect();
@@ -135,11 +135,11 @@ fn free_slots_go_to_the_cell_after_the_last() {
         let mut s = sim(&state, options(0.5, order));
         s.build_grid(true);
         check_grid_with_free(&s, &cloud, &free, &format!("free slots, {order:?}"));
-        let g = s.read_grid();
+        let g = s.read_grid().unwrap();
         let nc = s.grid().num_cells as usize;
         assert_eq!((g.counts[nc] as usize, g.cell_start[nc + 1] as usize), (n_free, cloud.len()));
         // after the reorder: particles first, free slots last
-        let p = s.read_particles();
+        let p = s.read_particles().unwrap();
         let first_free = cloud.len() - n_free;
         assert!(p.pos_mass[..first_free].iter().all(|x| x[3] > 0.0) && p.pos_mass[first_free..].iter().all(|x| x[3] == 0.0), "{order:?}");
     }
@@ -171,19 +171,19 @@ fn diagnostics_count_max_per_cell_and_overflows() {
     let cpu = build_grid(s.grid(), &positions);
     let (max, over) = grid_diagnostics(&cpu.counts, 10);
     assert!(max > 10 && over > 0, "the scene must overflow capacity 10 for this test to mean anything (max {max})");
-    let d = s.read_diagnostics();
+    let d = s.read_diagnostics().unwrap();
     assert_eq!((d.max_per_cell, d.overflows), (max, over));
     // compiled out: the words stay zero, the grid is the same
     let mut o = options(1.0, CellOrder::Morton);
     o.diagnostics = false;
     let mut s = sim(&state, o);
     s.build_grid(false);
-    assert_eq!((s.read_diagnostics().max_per_cell, s.read_diagnostics().overflows), (0, 0));
+    assert_eq!((s.read_diagnostics().unwrap().max_per_cell, s.read_diagnostics().unwrap().overflows), (0, 0));
     check_grid_counts_only(&s, &positions);
 }
 
 fn check_grid_counts_only(sim: &Sim, positions: &[Vec3]) {
-    let g = sim.read_grid();
+    let g = sim.read_grid().unwrap();
     let cpu = build_grid(sim.grid(), positions);
     assert_eq!(g.counts, cpu.counts);
     assert_eq!(g.cell_start, cpu.cell_start);
@@ -218,7 +218,7 @@ fn neighbour_loop_visits_exactly_the_all_pairs_set() {
     let state = build(&small_drop());
     let mut s = sim(&state, options(1.0, CellOrder::Morton));
     s.run(20);
-    let p = s.read_particles().by_id();
+    let p = s.read_particles().unwrap().by_id();
     let mut state2 = state.clone();
     let mut rng = Rng(3);
     for (i, pm) in p.pos_mass.iter().enumerate() {
@@ -284,7 +284,7 @@ fn dispatches_over_the_workgroup_limit_split_into_2d() {
     o.workgroup_size = 32;
     let mut s = sim(&cloud_state(&cloud), o);
     s.build_grid(false);
-    let g = s.read_grid();
+    let g = s.read_grid().unwrap();
     let cpu = build_grid(s.grid(), &cloud);
     assert_eq!(g.cell_of, cpu.cell_of, "cell_of");
     assert_eq!(g.cell_start, cpu.cell_start, "cell_start");

@@ -65,7 +65,7 @@ fn fallen_drop() -> (InitialState, InitialState) {
     let base = build(&small_drop());
     let mut warm = sim(&base, options(1));
     warm.run(150);
-    let state = snapshot(&base, &warm.read_particles());
+    let state = snapshot(&base, &warm.read_particles().unwrap());
     (base, state)
 }
 
@@ -86,7 +86,7 @@ fn one_step(state: &InitialState, options: SimOptions) -> OneStep {
     cpu.compute_density(&nb);
     cpu.compute_wall_pressure(&nb);
     cpu.compute_forces(&nb);
-    OneStep { after: s.read_particles(), acc: s.read_acc(), cpu, nb }
+    OneStep { after: s.read_particles().unwrap(), acc: s.read_acc().unwrap(), cpu, nb }
 }
 
 impl OneStep {
@@ -256,8 +256,8 @@ fn steps_match_across_reorder_intervals_submits_and_the_cpu_twin() {
             s.run(k);
             done += k;
         }
-        let p = s.read_particles();
-        let d = s.read_diagnostics();
+        let p = s.read_particles().unwrap();
+        let d = s.read_diagnostics().unwrap();
         assert_eq!(d.non_finite, 0);
         // a fixed-dt batch measures its last step only (sim.time_step's reduction): the one a
         // readback after it sees, whatever the submit size
@@ -322,7 +322,7 @@ fn live_option_changes_keep_particles_and_physics() {
         assert_eq!(s.n_particles(), n);
         assert_eq!(s.options(), &o);
     }
-    let p = s.read_particles();
+    let p = s.read_particles().unwrap();
     let mut ids = p.id.clone();
     ids.sort_unstable();
     assert!(ids.iter().enumerate().all(|(i, &id)| i as u32 == id));
@@ -364,7 +364,7 @@ fn a_deterministic_step_gives_the_same_bits_every_run() {
     }
     let mut c = sim(&state, det(0));
     c.run(60);
-    let (pa, pb, pc) = (a.read_particles().by_id(), b.read_particles().by_id(), c.read_particles().by_id());
+    let (pa, pb, pc) = (a.read_particles().unwrap().by_id(), b.read_particles().unwrap().by_id(), c.read_particles().unwrap().by_id());
     assert!(pa.pos_mass.iter().zip(&pa.vel_rho).any(|(_, v)| v[0] != 0.0 || v[1] != 0.0), "the drop moved");
     assert_eq!(pa.pos_mass, pb.pos_mass, "positions, one submit against six");
     assert_eq!(pa.vel_rho, pb.vel_rho, "velocities and densities, one submit against six");

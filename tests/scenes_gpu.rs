@@ -44,8 +44,8 @@ fn every_scene_runs_a_few_steps() {
         let mut sim = Sim::new(gpu(), &state, rillet::scene::setup::sim_options(&scene)).unwrap_or_else(|e| panic!("{name}: {e}"));
         let n = sim.n_particles();
         sim.run(3);
-        let p = sim.read_particles();
-        let d = sim.read_diagnostics();
+        let p = sim.read_particles().unwrap();
+        let d = sim.read_diagnostics().unwrap();
         eprintln!("{name}: {n} particles, 3 steps in {:.2} s, max per cell {}", t.elapsed().as_secs_f32(), d.max_per_cell);
         assert_eq!(p.id.len(), n as usize, "{name}");
         let mut ids = p.id.clone();

@@ -114,8 +114,8 @@ fn adaptive_steps_choose_the_twins_dt_and_keep_its_clock_and_trajectories() {
     for (interval, chunk) in [(1, 40), (4, 15)] {
         let mut s = sim(&state, options(interval));
         run(&mut s, 40, chunk);
-        let d = s.read_diagnostics();
-        let (dx, dv, drho) = diff(&s.read_particles(), &cpu);
+        let d = s.read_diagnostics().unwrap();
+        let (dx, dv, drho) = diff(&s.read_particles().unwrap(), &cpu);
         eprintln!(
             "reorder every {interval}, submits of {chunk}: dt {:e} (twin {:e}), t {} (twin {}), |dx| {dx:.2e} |dv| {dv:.2e} ρ {drho:.2e}",
             d.dt,
@@ -148,7 +148,7 @@ fn dfsph_steps_match_the_twin_pass_by_pass_across_reorders_and_submits() {
     let base = dfsph_fixed_iterations(3);
     let mut warm = sim(&base, dfsph_options(1));
     warm.run(60);
-    let state = snapshot(&base, &warm.read_particles());
+    let state = snapshot(&base, &warm.read_particles().unwrap());
     let steps = 3;
     let mut cpu = RefSim::new(&state);
     for _ in 0..steps {
@@ -159,8 +159,8 @@ fn dfsph_steps_match_the_twin_pass_by_pass_across_reorders_and_submits() {
     for (interval, chunk) in [(1, steps), (2, 1), (0, 2)] {
         let mut s = sim(&state, dfsph_options(interval));
         run(&mut s, steps, chunk);
-        let d = s.read_diagnostics();
-        let (dx, dv, drho) = diff(&s.read_particles(), &cpu);
+        let d = s.read_diagnostics().unwrap();
+        let (dx, dv, drho) = diff(&s.read_particles().unwrap(), &cpu);
         eprintln!(
             "reorder every {interval}, submits of {chunk}: iterations {}/{} error {:.3e} (twin {:.3e}); |dx| {dx:.2e} |dv| {dv:.2e} ρ {drho:.2e}",
             d.pressure_iterations, d.divergence_iterations, d.solver_error, cpu.last.solver_error
@@ -174,13 +174,13 @@ fn dfsph_steps_match_the_twin_pass_by_pass_across_reorders_and_submits() {
     // trajectories and the solver's pressure
     let mut s = sim(&state, dfsph_options(1));
     for step in 1..=3 {
-        let (wp, wv) = s.read_dfsph_totals().expect("a DFSPH simulation keeps the solves' totals");
-        let mut twin = RefSim::new(&snapshot(&state, &s.read_particles()));
+        let (wp, wv) = s.read_dfsph_totals().unwrap().expect("a DFSPH simulation keeps the solves' totals");
+        let mut twin = RefSim::new(&snapshot(&state, &s.read_particles().unwrap()));
         twin.warm_pressure = wp.iter().map(|&w| w as f64).collect();
         twin.warm_divergence = wv.iter().map(|&w| w as f64).collect();
         twin.step();
         s.run(1);
-        let after = s.read_particles();
+        let after = s.read_particles().unwrap();
         let (dx, dv, _) = diff(&after, &twin);
         let (p_max, dp) = pressure_diffs(&after, &twin);
         let bound = 5e-3 * p_max;
@@ -226,7 +226,7 @@ fn dfsph_converges_on_the_gpu_as_the_twin_does_with_an_adaptive_step() {
         if step % 5 != 0 {
             continue;
         }
-        let d = s.read_diagnostics();
+        let d = s.read_diagnostics().unwrap();
         let c = cpu.last;
         eprintln!(
             "step {step}: t {:.4} s, dt {:.3e} s; pressure {} iterations (twin {}) error {:.2e} (twin {:.2e}); divergence {} (twin {}); compression {:.2e} (twin {:.2e})",
@@ -257,7 +257,7 @@ fn dfsph_converges_on_the_gpu_as_the_twin_does_with_an_adaptive_step() {
             continue;
         }
         assert!((d.dt as f64 - c.dt).abs() <= 1e-3 * c.dt, "dt {} against the twin's {}", d.dt, c.dt);
-        let (dx, dv, _) = diff(&s.read_particles(), &cpu);
+        let (dx, dv, _) = diff(&s.read_particles().unwrap(), &cpu);
         eprintln!("    |dx| {dx:.2e} |dv| {dv:.2e}");
         assert!(dx <= TOL_RUN_X && dv <= TOL_RUN_V, "|dx| {dx:e}, |dv| {dv:e}");
         compared += 1;
@@ -278,12 +278,12 @@ fn no_slip_walls_match_the_twin() {
     let base = build(&scene);
     let mut warm = sim(&base, dfsph_options(1));
     warm.run(150);
-    let state = snapshot(&base, &warm.read_particles());
+    let state = snapshot(&base, &warm.read_particles().unwrap());
 
     let mut s = sim(&state, dfsph_options(1));
     s.run(1);
-    let after = s.read_particles();
-    let acc = s.read_acc();
+    let after = s.read_particles().unwrap();
+    let acc = s.read_acc().unwrap();
     let mut cpu = RefSim::new(&state);
     let nb = cpu.neighbours();
     cpu.compute_density(&nb);
@@ -329,7 +329,7 @@ fn no_slip_walls_match_the_twin() {
     }
     let mut s = sim(&state, dfsph_options(4));
     run(&mut s, 40, 15);
-    let (dx, dv, drho) = diff(&s.read_particles(), &cpu);
+    let (dx, dv, drho) = diff(&s.read_particles().unwrap(), &cpu);
     eprintln!("40 steps: |dx| {dx:.2e} |dv| {dv:.2e} ρ {drho:.2e}");
     assert!(dx <= TOL_X && dv <= TOL_V && drho <= 1e-4, "|dx| {dx:e}, |dv| {dv:e}, density {drho:e}");
 }

@@ -97,8 +97,8 @@ fn settings(sim: &Sim, view: View) -> ViewSettings {
 fn with_and_without(renderer: &mut Renderer, sim: &Sim, settings: &ViewSettings, size: (u32, u32)) -> (Frame, Frame) {
     let g = gpu();
     let n = sim.n_particles();
-    let without = Frame::new(size, draw_frame(g, renderer, settings, sim.params(), Some((sim.current(), 0)), size));
-    let with = Frame::new(size, draw_frame(g, renderer, settings, sim.params(), Some((sim.current(), n)), size));
+    let without = Frame::new(size, draw_frame(g, renderer, settings, sim.params(), Some((sim.current(), 0)), size).unwrap());
+    let with = Frame::new(size, draw_frame(g, renderer, settings, sim.params(), Some((sim.current(), n)), size).unwrap());
     (with, without)
 }
 
@@ -274,9 +274,9 @@ fn solids_are_drawn_as_surfaces_in_both_views() {
     for view in View::ALL {
         let mut renderer = Renderer::new(&g.device, rillet::offscreen::FORMAT);
         let s = settings(&sim, view);
-        let none = Frame::new(SIZE, draw_frame(g, &mut renderer, &s, sim.params(), Some((sim.current(), 0)), SIZE));
+        let none = Frame::new(SIZE, draw_frame(g, &mut renderer, &s, sim.params(), Some((sim.current(), 0)), SIZE).unwrap());
         renderer.set_solids(&g.device, &triangles);
-        let with = Frame::new(SIZE, draw_frame(g, &mut renderer, &s, sim.params(), Some((sim.current(), 0)), SIZE));
+        let with = Frame::new(SIZE, draw_frame(g, &mut renderer, &s, sim.params(), Some((sim.current(), 0)), SIZE).unwrap());
         let drawn = (0..with.rgb.len()).filter(|&k| differs(with.rgb[k], none.rgb[k], 8)).count();
         // the sphere's disc: r = 0.1 m at the framing distance covers a few percent of the view
         let share = drawn as f64 / with.rgb.len() as f64;
@@ -303,7 +303,7 @@ fn shown_walls_leave_the_water_in_sight() {
     let mut s = settings(&sim, View::Spheres);
     s.camera.distance /= 0.7;
     let frame = |renderer: &mut Renderer, s: &ViewSettings, n| {
-        Frame::new(SIZE, draw_frame(g, renderer, s, sim.params(), Some((sim.current(), n)), SIZE))
+        Frame::new(SIZE, draw_frame(g, renderer, s, sim.params(), Some((sim.current(), n)), SIZE).unwrap())
     };
     let empty = frame(&mut renderer, &s, 0);
     let water = frame(&mut renderer, &s, n);

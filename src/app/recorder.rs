@@ -6,19 +6,17 @@
 
 use crate::export::{ExportStats, Exporter, Format, Job};
 use crate::sim::Sim;
-use crate::sim::params::Diagnostics;
-use crate::sim::readback::{self, Readback};
+use crate::sim::readback::{self, ParticleCopy, Readback};
 use std::path::PathBuf;
 
 /// What a readback of the particle buffers carries.
 #[derive(Clone, Copy, Debug)]
 struct Tag {
     step: u64,
-    n: u32,
+    /// Where the copy's arrays lie.
+    copy: ParticleCopy,
     rest_density: f32,
     stiffness: f32,
-    /// The copy holds DFSPH's solve totals after the diagnostics (the frame's pressure).
-    dfsph: bool,
 }
 
 pub struct Recorder {
@@ -32,7 +30,7 @@ pub struct Recorder {
     /// One frame asked for ("Export frame").
     one_shot: bool,
     next_step: u64,
-    readback: Option<(Readback<Tag>, u32)>,
+    readback: Option<(Readback<Tag>, ParticleCopy)>,
     exporter: Option<Exporter>,
     /// Frames handed to the writer, and frames skipped because the staging buffers or the
     /// writer's queue were full (the frame loop never waits for the disk).
@@ -102,27 +100,19 @@ impl Recorder {
         if recorded_step {
             self.next_step = (step / self.every + 1) * self.every;
         }
-        let n = sim.n_particles();
-        if self.readback.as_ref().is_none_or(|(_, size)| *size != n) {
-            // particles, diagnostics, and room for DFSPH's two solve totals
-            let bytes = n as u64 * 44 + std::mem::size_of::<Diagnostics>() as u64;
+        let copy = sim.particle_copy();
+        if self.readback.as_ref().is_none_or(|(_, made)| *made != copy) {
             // three staging buffers: a frame of many steps may record more than one
-            self.readback = Some((Readback::new(device, "app.export", bytes, 3), n));
+            self.readback = Some((Readback::new(device, "app.export", copy.bytes(), 3), copy));
         }
         let (readback, _) = self.readback.as_mut().expect("made above");
         let p = sim.params();
-        let tag = Tag { step, n, rest_density: p.rest_density, stiffness: p.stiffness, dfsph: sim.is_dfsph() };
+        let tag = Tag { step, copy, rest_density: p.rest_density, stiffness: p.stiffness };
         let Some(dst) = readback.reserve(tag) else {
             self.skipped += 1;
             return;
         };
-        let set = sim.current();
-        let n = n as u64;
-        encoder.copy_buffer_to_buffer(&set.pos_mass, 0, dst, 0, n * 16);
-        encoder.copy_buffer_to_buffer(&set.vel_rho, 0, dst, n * 16, n * 16);
-        encoder.copy_buffer_to_buffer(&set.id, 0, dst, n * 32, n * 4);
-        sim.record_diagnostics_copy(encoder, dst, n * 36);
-        sim.record_solver_pressure_copy(encoder, dst, n * 36 + std::mem::size_of::<Diagnostics>() as u64);
+        sim.record_particle_copy(encoder, dst, 0);
     }
 
     pub fn submitted(&mut self) {
@@ -136,9 +126,8 @@ impl Recorder {
     pub fn poll(&mut self, sim: &Sim) {
         let Some((readback, _)) = &mut self.readback else { return };
         for (tag, bytes) in readback.take_ready() {
-            let diag = readback::diagnostics_from(&bytes[tag.n as usize * 36..]);
+            let diag = readback::diagnostics_from(&bytes[tag.copy.diagnostics_at() as usize..]);
             let time = sim.time_at(tag.step, &diag);
-            let solver_pressure = tag.dfsph.then(|| (tag.n as usize * 36 + std::mem::size_of::<Diagnostics>(), diag.dt));
             if self.exporter.is_none() {
                 match Exporter::start(&self.dir, &self.formats, vec![]) {
                     Ok(e) => self.exporter = Some(e),
@@ -150,13 +139,12 @@ impl Recorder {
             }
             let job = Job::Raw {
                 bytes,
-                n: tag.n as usize,
+                copy: tag.copy,
                 step: tag.step,
                 time,
                 rest_density: tag.rest_density,
                 stiffness: tag.stiffness,
                 boundary: self.boundary,
-                solver_pressure,
             };
             match self.exporter.as_mut().expect("started above").try_send(job) {
                 Ok(None) => self.frames += 1,

@@ -108,6 +108,9 @@ impl SceneView {
         sim: &Sim,
         frame: u64,
     ) {
+        if let Some(t) = self.timer.as_mut().filter(|_| frame.is_multiple_of(TIMESTAMPS_EVERY)) {
+            t.start(frame);
+        }
         let timer = timed(&self.timer, frame);
         self.renderer.record(
             &gpu.device,

@@ -605,10 +605,11 @@ impl SurfacePass {
     }
 
     /// Testing: the smoothed depth of the last frame recorded (view depth per pixel of the
-    /// viewport, row by row from the top; 0 where there is no water), read back with a wait.
+    /// viewport, row by row from the top; 0 where there is no water), read back with a wait
+    /// (None without a frame, or when the readback fails).
     pub fn read_depth(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> Option<([u32; 2], Vec<f32>)> {
         let t = self.targets.as_ref()?;
-        let bytes = crate::sim::buffers::read_bytes(device, queue, &t.depth_smooth, 0, t.size[0] as u64 * t.size[1] as u64 * 4);
+        let bytes = crate::sim::buffers::read_bytes(device, queue, &t.depth_smooth, 0, t.size[0] as u64 * t.size[1] as u64 * 4).ok()?;
         Some((t.size, bytemuck::cast_slice(&bytes).to_vec()))
     }
 }

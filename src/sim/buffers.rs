@@ -3,6 +3,7 @@
 //! tools and the benchmark (never used by the frame loop).
 
 use super::layout::GridLayout;
+use super::readback::ReadError;
 use super::scan::{ScanLevels, ScanPass};
 use super::shader;
 use std::time::Duration;
@@ -62,8 +63,22 @@ impl CellBuffers {
     }
 }
 
+/// How long a blocking readback waits for the GPU before it calls the device hung.
+pub const READ_TIMEOUT: Duration = Duration::from_secs(120);
+
 /// Copies `size` bytes of `src` from `offset` back to the CPU and waits for them (bounded wait).
-pub fn read_bytes(device: &wgpu::Device, queue: &wgpu::Queue, src: &wgpu::Buffer, offset: u64, size: u64) -> Vec<u8> {
+pub fn read_bytes(device: &wgpu::Device, queue: &wgpu::Queue, src: &wgpu::Buffer, offset: u64, size: u64) -> Result<Vec<u8>, ReadError> {
+    read_recorded(device, queue, size, |enc, staging| enc.copy_buffer_to_buffer(src, offset, staging, 0, size.div_ceil(4) * 4))
+}
+
+/// Records `record`'s copies into a staging buffer of `size` bytes, submits them and waits
+/// (at most [`READ_TIMEOUT`]) for the bytes: one round trip whatever the copies.
+pub fn read_recorded(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    size: u64,
+    record: impl FnOnce(&mut wgpu::CommandEncoder, &wgpu::Buffer),
+) -> Result<Vec<u8>, ReadError> {
     let size = size.div_ceil(4) * 4;
     let staging = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("readback"),
@@ -72,23 +87,34 @@ pub fn read_bytes(device: &wgpu::Device, queue: &wgpu::Queue, src: &wgpu::Buffer
         mapped_at_creation: false,
     });
     let mut enc = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("readback") });
-    enc.copy_buffer_to_buffer(src, offset, &staging, 0, size);
+    record(&mut enc, &staging);
     let idx = queue.submit([enc.finish()]);
     let slice = staging.slice(..);
     let (tx, rx) = std::sync::mpsc::channel();
     slice.map_async(wgpu::MapMode::Read, move |r| {
         let _ = tx.send(r);
     });
-    device
-        .poll(wgpu::PollType::Wait { submission_index: Some(idx), timeout: Some(Duration::from_secs(120)) })
-        .expect("GPU did not finish within 120 s");
-    rx.recv_timeout(Duration::from_secs(10)).expect("map callback").expect("map failed");
-    let data = slice.get_mapped_range().expect("mapped range").to_vec();
+    match device.poll(wgpu::PollType::Wait { submission_index: Some(idx), timeout: Some(READ_TIMEOUT) }) {
+        Ok(_) => {}
+        Err(wgpu::PollError::Timeout) => return Err(ReadError::Timeout(READ_TIMEOUT.as_secs())),
+        Err(e) => return Err(ReadError::Device(e.to_string())),
+    }
+    match rx.recv_timeout(Duration::from_secs(10)) {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => return Err(ReadError::Map(e.to_string())),
+        Err(_) => return Err(ReadError::Map("the mapping did not complete".into())),
+    }
+    let data = slice.get_mapped_range().map_err(|e| ReadError::Map(e.to_string()))?.to_vec();
     staging.unmap();
-    data
+    Ok(data)
 }
 
-pub fn read_vec<T: bytemuck::Pod>(device: &wgpu::Device, queue: &wgpu::Queue, src: &wgpu::Buffer, count: usize) -> Vec<T> {
-    let bytes = read_bytes(device, queue, src, 0, (count * std::mem::size_of::<T>()) as u64);
-    bytemuck::cast_slice(&bytes[..count * std::mem::size_of::<T>()]).to_vec()
+pub fn read_vec<T: bytemuck::Pod>(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    src: &wgpu::Buffer,
+    count: usize,
+) -> Result<Vec<T>, ReadError> {
+    let bytes = read_bytes(device, queue, src, 0, (count * std::mem::size_of::<T>()) as u64)?;
+    Ok(bytemuck::cast_slice(&bytes[..count * std::mem::size_of::<T>()]).to_vec())
 }

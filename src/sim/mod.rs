@@ -103,6 +103,8 @@ pub enum SimError {
     Kernel(#[from] KernelError),
     #[error("the checkpoint does not fit the simulation: {0}")]
     Resume(String),
+    #[error("reading the simulation back from the GPU failed: {0}")]
+    Read(#[from] readback::ReadError),
 }
 
 impl SimError {
@@ -505,8 +507,8 @@ impl Sim {
     }
     /// What the next step reads besides the particles, for a checkpoint: the last dt, the last
     /// pressure solve's error, the clock and (DFSPH) the solves' totals by id.
-    pub fn step_state(&self, d: &Diagnostics) -> StepState {
-        StepState { last_dt: d.dt, solver_error: d.solver_error, clock: [d.time, d.time_lo], warm: self.read_dfsph_totals() }
+    pub fn step_state(&self, d: &Diagnostics) -> Result<StepState, readback::ReadError> {
+        Ok(StepState { last_dt: d.dt, solver_error: d.solver_error, clock: [d.time, d.time_lo], warm: self.read_dfsph_totals()? })
     }
 
     /// Continues from a checkpoint's step state: the next step sees the last dt, solver error,
@@ -608,10 +610,11 @@ impl Sim {
         }
     }
 
-    /// Reads the resolved timestamps back (blocking: bench and tools only).
-    pub fn read_profile(&mut self) -> Option<Profile> {
+    /// Reads the resolved timestamps back (blocking: bench and tools only); None without
+    /// profiling.
+    pub fn read_profile(&mut self) -> Result<Option<Profile>, readback::ReadError> {
         let (device, queue) = (self.device.clone(), self.queue.clone());
-        self.profiler.as_mut().map(|p| p.read(&device, &queue))
+        self.profiler.as_mut().map(|p| p.read(&device, &queue)).transpose()
     }
 
     /// Whether per-pass timestamps are being written.
@@ -734,15 +737,28 @@ impl Sim {
         encoder.copy_buffer_to_buffer(&self.fixed.diag, 0, dst, offset, std::mem::size_of::<Diagnostics>() as u64);
     }
 
-    /// DFSPH: records the copy of the solves' totals by particle id (`warm_pressure`, then
-    /// `warm_divergence`, 4 B a particle each) to `dst` at `offset`, from which
-    /// [`dfsph_pressure`] makes the pressure; false (nothing recorded) for WCSPH.
-    pub fn record_solver_pressure_copy(&self, encoder: &mut wgpu::CommandEncoder, dst: &wgpu::Buffer, offset: u64) -> bool {
-        let Some(b) = &self.fixed.dfsph else { return false };
-        let bytes = self.params.n_particles as u64 * 4;
-        encoder.copy_buffer_to_buffer(&b.warm_pressure, 0, dst, offset, bytes);
-        encoder.copy_buffer_to_buffer(&b.warm_divergence, 0, dst, offset + bytes, bytes);
-        true
+    /// The layout of a copy of the current state ([`Sim::record_particle_copy`]).
+    pub fn particle_copy(&self) -> readback::ParticleCopy {
+        readback::ParticleCopy { n: self.params.n_particles, solver: self.fixed.dfsph.is_some() }
+    }
+
+    /// Records the copy of the current state into `dst` at `offset`, laid out as
+    /// [`Sim::particle_copy`] says (particles, diagnostics, DFSPH's solve totals): what the
+    /// app's recorder, `rillet run` and the instruments read particles with.
+    pub fn record_particle_copy(&self, encoder: &mut wgpu::CommandEncoder, dst: &wgpu::Buffer, offset: u64) -> readback::ParticleCopy {
+        let copy = self.particle_copy();
+        let set = &self.fixed.sets[self.cur];
+        let n = copy.n as u64;
+        encoder.copy_buffer_to_buffer(&set.pos_mass, 0, dst, offset, n * 16);
+        encoder.copy_buffer_to_buffer(&set.vel_rho, 0, dst, offset + copy.vel_rho_at(), n * 16);
+        encoder.copy_buffer_to_buffer(&set.id, 0, dst, offset + copy.id_at(), n * 4);
+        self.record_diagnostics_copy(encoder, dst, offset + copy.diagnostics_at());
+        if let Some(b) = &self.fixed.dfsph {
+            let at = offset + copy.solver_at();
+            encoder.copy_buffer_to_buffer(&b.warm_pressure, 0, dst, at, n * 4);
+            encoder.copy_buffer_to_buffer(&b.warm_divergence, 0, dst, at + n * 4, n * 4);
+        }
+        copy
     }
 
     /// Records and submits `steps` steps; waits on nothing (the index lets a caller wait for

@@ -81,8 +81,9 @@ impl Profiler {
         }
     }
 
-    /// Timestamp writes for the next pass, or None when the set is full.
-    pub fn writes(&mut self, label: &'static str, step: u64) -> Option<wgpu::ComputePassTimestampWrites<'_>> {
+    /// Reserves the next pair of queries (begin, end) for a pass labelled `label` of step (or
+    /// frame) `step`: its begin index, or None when the set is full.
+    pub fn pair(&mut self, label: &'static str, step: u64) -> Option<u32> {
         if self.used + 2 > self.capacity {
             self.dropped += 1;
             return None;
@@ -91,6 +92,17 @@ impl Profiler {
         self.used += 2;
         self.labels.push(label);
         self.steps.push(step);
+        Some(i)
+    }
+
+    /// The query set the pairs are written to.
+    pub fn query_set(&self) -> &wgpu::QuerySet {
+        &self.queries
+    }
+
+    /// Timestamp writes for the next compute pass, or None when the set is full.
+    pub fn writes(&mut self, label: &'static str, step: u64) -> Option<wgpu::ComputePassTimestampWrites<'_>> {
+        let i = self.pair(label, step)?;
         Some(wgpu::ComputePassTimestampWrites {
             query_set: &self.queries,
             beginning_of_pass_write_index: Some(i),
@@ -106,17 +118,17 @@ impl Profiler {
     }
 
     /// Reads the resolved timestamps back (blocking) and starts over.
-    pub fn read(&mut self, device: &wgpu::Device, queue: &wgpu::Queue) -> Profile {
+    pub fn read(&mut self, device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Profile, super::readback::ReadError> {
         let mut profile = Profile { dropped: std::mem::take(&mut self.dropped), ..Default::default() };
         if self.used == 0 {
-            return profile;
+            return Ok(profile);
         }
-        let ticks: Vec<u64> = super::buffers::read_vec(device, queue, &self.resolve, self.used as usize);
+        let ticks: Vec<u64> = super::buffers::read_vec(device, queue, &self.resolve, self.used as usize)?;
         summarize(&mut profile, &self.labels, &self.steps, &ticks, self.period_ns);
         self.used = 0;
         self.labels.clear();
         self.steps.clear();
-        profile
+        Ok(profile)
     }
 }
 
@@ -197,5 +209,61 @@ impl Profiler {
         self.labels.clear();
         self.steps.clear();
         self.dropped = 0;
+    }
+}
+
+/// The GPU times of a frame's passes (the app's render passes, `rillet render`'s), read back
+/// without waiting: a [`Profiler`] with a pair per label, resolved every timed frame into a ring
+/// of staging buffers (a frame whose buffer is not free goes untimed).
+pub struct FrameTimer {
+    profiler: Profiler,
+    readback: super::readback::Readback<(u64, ProfileBatch)>,
+    labels: &'static [&'static str],
+}
+
+impl FrameTimer {
+    /// A pair of queries per label; pass k of a frame writes `2k` and `2k + 1`.
+    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue, label: &str, labels: &'static [&'static str]) -> Self {
+        let profiler = Profiler::new(device, queue, labels.len() as u32);
+        let readback = super::readback::Readback::new(device, label, profiler.capacity_bytes(), 3);
+        Self { profiler, readback, labels }
+    }
+
+    /// Starts timing frame `frame`: its passes write the pairs from index 0 of [`Self::query_set`].
+    pub fn start(&mut self, frame: u64) {
+        self.profiler.reset();
+        for label in self.labels {
+            self.profiler.pair(label, frame);
+        }
+    }
+
+    pub fn query_set(&self) -> &wgpu::QuerySet {
+        self.profiler.query_set()
+    }
+
+    /// After the frame's passes: resolves the times and copies them out, when a staging buffer
+    /// is free.
+    pub fn record_copy(&mut self, encoder: &mut wgpu::CommandEncoder, frame: u64) {
+        let profiler = &mut self.profiler;
+        self.readback.record_with(|dst| profiler.resolve_into(encoder, dst, 0).map(|batch| (frame, batch)));
+        self.profiler.reset();
+    }
+
+    pub fn submitted(&mut self) {
+        self.readback.submitted();
+    }
+
+    /// The milliseconds of every label, in order, of each frame whose times have arrived (after
+    /// a device poll), oldest first.
+    pub fn take_ready(&mut self) -> Vec<(u64, Vec<f64>)> {
+        let labels = self.labels;
+        self.readback
+            .take_ready()
+            .into_iter()
+            .map(|((frame, batch), bytes)| {
+                let profile = batch.profile(&super::readback::ticks_from(&bytes));
+                (frame, labels.iter().map(|l| profile.per_step_ms(l).unwrap_or(f64::NAN)).collect())
+            })
+            .collect()
     }
 }

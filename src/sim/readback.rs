@@ -150,3 +150,109 @@ pub fn diagnostics_from(bytes: &[u8]) -> Diagnostics {
 pub fn ticks_from(bytes: &[u8]) -> Vec<u64> {
     bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect()
 }
+
+/// Why a readback brought nothing back.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ReadError {
+    #[error("the GPU did not finish the work before the readback within {0} s (the device is hung or lost)")]
+    Timeout(u64),
+    #[error("the device was lost or refused the readback: {0}")]
+    Device(String),
+    #[error("a staging buffer could not be mapped: {0}")]
+    Map(String),
+    #[error("a readback of {got} bytes is shorter than the {expected} bytes its layout holds")]
+    Short { got: usize, expected: usize },
+}
+
+/// The layout of one copy of the simulation's state ([`super::Sim::record_particle_copy`]), the
+/// one place that says where each array lies in its bytes: `pos_mass` and `vel_rho` (16 B a
+/// particle each), `id` (4 B), the [`Diagnostics`] words, then with `solver` DFSPH's two solve
+/// totals by particle id (`warm_pressure`, `warm_divergence`, 4 B a particle each), from which
+/// [`ParticleCopy::decode`] makes the pressure the step applied.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParticleCopy {
+    /// Slots copied.
+    pub n: u32,
+    /// DFSPH's solve totals follow the diagnostics.
+    pub solver: bool,
+}
+
+impl ParticleCopy {
+    const DIAGNOSTICS: u64 = std::mem::size_of::<Diagnostics>() as u64;
+
+    fn n64(&self) -> u64 {
+        self.n as u64
+    }
+    /// Byte offsets of `vel_rho`, `id`, the diagnostics and the solve totals.
+    pub fn vel_rho_at(&self) -> u64 {
+        self.n64() * 16
+    }
+    pub fn id_at(&self) -> u64 {
+        self.n64() * 32
+    }
+    pub fn diagnostics_at(&self) -> u64 {
+        self.n64() * 36
+    }
+    pub fn solver_at(&self) -> u64 {
+        self.diagnostics_at() + Self::DIAGNOSTICS
+    }
+
+    /// Bytes of the copy.
+    pub fn bytes(&self) -> u64 {
+        self.solver_at() + if self.solver { self.n64() * 8 } else { 0 }
+    }
+
+    /// The particles (with DFSPH's pressure, made with the copied step's dt) and the
+    /// diagnostics of a completed copy.
+    pub fn decode(&self, bytes: &[u8]) -> Result<(super::Particles, Diagnostics), ReadError> {
+        if (bytes.len() as u64) < self.bytes() {
+            return Err(ReadError::Short { got: bytes.len(), expected: self.bytes() as usize });
+        }
+        let at = |a: u64, b: u64| &bytes[a as usize..b as usize];
+        let diag: Diagnostics = bytemuck::pod_read_unaligned(at(self.diagnostics_at(), self.solver_at()));
+        let vel_rho: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(at(self.vel_rho_at(), self.id_at()));
+        let id: Vec<u32> = bytemuck::pod_collect_to_vec(at(self.id_at(), self.diagnostics_at()));
+        let pressure = self.solver.then(|| {
+            let (p, v) = (self.solver_at(), self.solver_at() + self.n64() * 4);
+            let wp: Vec<f32> = bytemuck::pod_collect_to_vec(at(p, v));
+            let wv: Vec<f32> = bytemuck::pod_collect_to_vec(at(v, v + self.n64() * 4));
+            super::dfsph_pressure(&vel_rho, &id, &wp, &wv, diag.dt)
+        });
+        let pos_mass = bytemuck::pod_collect_to_vec(at(0, self.vel_rho_at()));
+        Ok((super::Particles { pos_mass, vel_rho, id, pressure }, diag))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A copy's bytes, laid out by hand as the GPU copies them, decode to the same arrays; a
+    /// short one is an error, not a panic.
+    #[test]
+    fn a_particle_copy_decodes_what_its_layout_holds() {
+        let pos_mass = [[1.0f32, 2.0, 3.0, 0.5], [4.0, 5.0, 6.0, -0.5]];
+        let vel_rho = [[0.1f32, 0.2, 0.3, 1000.0], [0.0, 0.0, 0.0, 1010.0]];
+        let id = [1u32, 0];
+        let diag = Diagnostics { dt: 0.002, ..Default::default() };
+        let (wp, wv) = ([4e-6f32, 8e-6], [1e-3f32, 2e-3]);
+        for solver in [false, true] {
+            let copy = ParticleCopy { n: 2, solver };
+            let mut bytes = Vec::new();
+            bytes.extend_from_slice(bytemuck::cast_slice(&pos_mass));
+            bytes.extend_from_slice(bytemuck::cast_slice(&vel_rho));
+            bytes.extend_from_slice(bytemuck::cast_slice(&id));
+            bytes.extend_from_slice(bytemuck::bytes_of(&diag));
+            if solver {
+                bytes.extend_from_slice(bytemuck::cast_slice(&wp));
+                bytes.extend_from_slice(bytemuck::cast_slice(&wv));
+            }
+            assert_eq!(bytes.len() as u64, copy.bytes());
+            let (p, d) = copy.decode(&bytes).unwrap();
+            assert_eq!((p.pos_mass, p.vel_rho, p.id.clone()), (pos_mass.to_vec(), vel_rho.to_vec(), id.to_vec()));
+            assert_eq!(d.dt, diag.dt);
+            assert_eq!(p.pressure, solver.then(|| super::super::dfsph_pressure(&vel_rho, &id, &wp, &wv, diag.dt)));
+            assert!(matches!(copy.decode(&bytes[..bytes.len() - 4]), Err(ReadError::Short { .. })));
+        }
+    }
+}

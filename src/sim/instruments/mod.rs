@@ -6,12 +6,13 @@
 pub mod all_pairs;
 pub mod neighbour_probe;
 
-use super::buffers::read_vec;
+use super::buffers::{read_recorded, read_vec};
 use super::layout::CellOrder;
 use super::params::Diagnostics;
 use super::profiler::Profiler;
-use super::shader::{self, KernelError, Named, Single, Walk};
-use super::{Sim, begin, named};
+use super::readback::ReadError;
+use super::shader::{self, Named, Single, Walk};
+use super::{Sim, SimError, begin, named};
 use crate::gpu::Gpu;
 use wgpu::util::DeviceExt;
 
@@ -83,43 +84,51 @@ pub struct GridSnapshot {
 }
 
 impl Sim {
-    pub fn read_particles(&self) -> Particles {
-        let n = self.params.n_particles as usize;
-        let set = &self.fixed.sets[self.cur];
-        let (d, q) = (&self.device, &self.queue);
-        let vel_rho = read_vec(d, q, &set.vel_rho, n);
-        let id = read_vec(d, q, &set.id, n);
-        let pressure = self.read_dfsph_totals().map(|(wp, wv)| dfsph_pressure(&vel_rho, &id, &wp, &wv, self.read_diagnostics().dt));
-        Particles { pos_mass: read_vec(d, q, &set.pos_mass, n), vel_rho, id, pressure }
+    /// The current particles (with DFSPH's pressure) and the diagnostics, in one copy and one
+    /// round trip ([`ParticleCopy`]).
+    pub fn read_state(&self) -> Result<(Particles, Diagnostics), ReadError> {
+        let copy = self.particle_copy();
+        let bytes = read_recorded(&self.device, &self.queue, copy.bytes(), |enc, dst| {
+            self.record_particle_copy(enc, dst, 0);
+        })?;
+        copy.decode(&bytes)
+    }
+
+    /// The current particles ([`Sim::read_state`]).
+    pub fn read_particles(&self) -> Result<Particles, ReadError> {
+        Ok(self.read_state()?.0)
     }
 
     /// DFSPH: each solve's total κ at the end of the last step, by particle id (κ dt² for the
     /// pressure solve, κ dt for the divergence solve: the next step's warm start); `None` for
     /// WCSPH.
-    pub fn read_dfsph_totals(&self) -> Option<(Vec<f32>, Vec<f32>)> {
+    pub fn read_dfsph_totals(&self) -> Result<Option<(Vec<f32>, Vec<f32>)>, ReadError> {
         let n = self.params.n_particles as usize;
         let (d, q) = (&self.device, &self.queue);
-        self.fixed.dfsph.as_ref().map(|b| (read_vec(d, q, &b.warm_pressure, n), read_vec(d, q, &b.warm_divergence, n)))
+        match self.fixed.dfsph.as_ref() {
+            Some(b) => Ok(Some((read_vec(d, q, &b.warm_pressure, n)?, read_vec(d, q, &b.warm_divergence, n)?))),
+            None => Ok(None),
+        }
     }
 
     /// Grid arrays of the last step's grid build. `cell_of`, `rank` and `sorted` refer to the
     /// slots of the set the build read (before that step's reorder, if it had one). `counts`
     /// and `cell_start` include the cell of free slots (`num_cells`).
-    pub fn read_grid(&self) -> GridSnapshot {
+    pub fn read_grid(&self) -> Result<GridSnapshot, ReadError> {
         let (d, q) = (&self.device, &self.queue);
         let n = self.params.n_particles as usize;
         let cells = self.cells.layout.num_cells as usize + 1;
-        GridSnapshot {
-            counts: read_vec(d, q, &self.cells.counts, cells),
-            cell_start: read_vec(d, q, &self.cells.cell_start, cells + 1),
-            cell_of: read_vec(d, q, &self.fixed.cell_of, n),
-            rank: read_vec(d, q, &self.fixed.rank, n),
-            sorted: read_vec(d, q, &self.fixed.sorted, n),
-        }
+        Ok(GridSnapshot {
+            counts: read_vec(d, q, &self.cells.counts, cells)?,
+            cell_start: read_vec(d, q, &self.cells.cell_start, cells + 1)?,
+            cell_of: read_vec(d, q, &self.fixed.cell_of, n)?,
+            rank: read_vec(d, q, &self.fixed.rank, n)?,
+            sorted: read_vec(d, q, &self.fixed.sorted, n)?,
+        })
     }
 
-    pub fn read_diagnostics(&self) -> Diagnostics {
-        read_vec::<Diagnostics>(&self.device, &self.queue, &self.fixed.diag, 1)[0]
+    pub fn read_diagnostics(&self) -> Result<Diagnostics, ReadError> {
+        Ok(read_vec::<Diagnostics>(&self.device, &self.queue, &self.fixed.diag, 1)?[0])
     }
 
     /// The simulation's buffers by WGSL name, for the current set (an instrument adds its own).
@@ -136,7 +145,7 @@ impl Sim {
     /// returns, per particle id, [count, Σid, Σid², xor of hashed ids] of its neighbours within h.
     /// Test instrument; requires the grid of the current positions: after `build_grid(false)`
     /// read through `sorted`, after `build_grid(true)` read directly.
-    pub fn probe_neighbours(&self) -> Result<Vec<[u32; 4]>, KernelError> {
+    pub fn probe_neighbours(&self) -> Result<Vec<[u32; 4]>, SimError> {
         let through_sorted = !self.last_reordered;
         let d = &self.device;
         let n = self.params.n_particles;
@@ -150,13 +159,13 @@ impl Sim {
             probe.record(&mut pass, 0, n, Walk::after(!through_sorted), self.max_dim);
         }
         self.queue.submit([enc.finish()]);
-        Ok(read_vec(d, &self.queue, &out, n as usize))
+        Ok(read_vec(d, &self.queue, &out, n as usize)?)
     }
 
     /// Runs the all-pairs density baseline (no grid) `repeats` times on the current state and
     /// returns the densities by slot and the mean GPU milliseconds per run (None without
     /// timestamp queries). Blocking: benchmark and tests only.
-    pub fn all_pairs_density(&self, repeats: u32) -> Result<(Vec<f32>, Option<f64>), KernelError> {
+    pub fn all_pairs_density(&self, repeats: u32) -> Result<(Vec<f32>, Option<f64>), SimError> {
         let d = &self.device;
         let n = self.params.n_particles;
         let out = shader::storage(d, "baseline.density", n as u64 * 4);
@@ -174,8 +183,11 @@ impl Sim {
             p.resolve(&mut enc);
         }
         self.queue.submit([enc.finish()]);
-        let density = read_vec(d, &self.queue, &out, n as usize);
-        let ms = prof.as_mut().and_then(|p| p.read(d, &self.queue).per_step_ms(pass_.label()));
+        let density = read_vec(d, &self.queue, &out, n as usize)?;
+        let ms = match prof.as_mut() {
+            Some(p) => p.read(d, &self.queue)?.per_step_ms(pass_.label()),
+            None => None,
+        };
         Ok((density, ms))
     }
 
@@ -190,14 +202,14 @@ impl Sim {
     }
 
     /// Accelerations of the last sph.force, by slot of the current set.
-    pub fn read_acc(&self) -> Vec<[f32; 4]> {
+    pub fn read_acc(&self) -> Result<Vec<[f32; 4]>, ReadError> {
         read_vec(&self.device, &self.queue, &self.fixed.acc, self.params.n_particles as usize)
     }
 }
 
 /// Measured bandwidth of a plain vec4 copy kernel (read + write bytes per second), the ceiling
 /// the benchmark holds the streaming passes against; None without timestamp queries.
-pub fn copy_bandwidth(gpu: &Gpu) -> Result<Option<f64>, KernelError> {
+pub fn copy_bandwidth(gpu: &Gpu) -> Result<Option<f64>, SimError> {
     if !gpu.has_timestamps() {
         return Ok(None);
     }
@@ -226,7 +238,7 @@ pub fn copy_bandwidth(gpu: &Gpu) -> Result<Option<f64>, KernelError> {
     let mut prof = prof.expect("created above");
     prof.resolve(&mut enc);
     gpu.queue.submit([enc.finish()]);
-    let p = prof.read(d, &gpu.queue);
+    let p = prof.read(d, &gpu.queue)?;
     // the first repetitions warm up: take the best
     Ok(p.min_ns.get(copy.label()).map(|best| 2.0 * bytes as f64 / (best * 1e-9)))
 }
