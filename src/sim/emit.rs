@@ -19,6 +19,7 @@ use super::shader::{self, Kernel, KernelConfig, KernelError};
 /// The emitters' records and state, defined once in [`crate::wgsl::shared`] with the WGSL
 /// declarations generated from them (the `emit_structs` module `shaders/emit_common.wgsl` imports).
 pub use crate::wgsl::shared::{EmitState, EmitterGpu, MAX_EMITTERS};
+
 /// One step in the fixed point of [`EmitterGpu::period`] and [`EmitState::phase`].
 pub const PHASE_ONE: i64 = 65536;
 
