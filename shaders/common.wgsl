@@ -1,54 +1,7 @@
 // Shared by every simulation pass: the uniform block, the cell index, the kernel and the
 // equation of state. Passes import it (src/wgsl.rs composes).
 //
-// #import constants
-
-// Kept in sync with `SimParams` in src/sim/params.rs; tests/shaders.rs compares size and offsets.
-struct SimParams {
-    domain_min: vec3<f32>,
-    n_particles: u32,
-    domain_max: vec3<f32>,
-    n_fluid: u32,
-    gravity: vec3<f32>,
-    dt: f32,
-    grid_origin: vec3<f32>,
-    inv_cell_size: f32,
-    grid_dims: vec3<u32>,
-    num_cells: u32,
-    h: f32,
-    rest_density: f32,
-    stiffness: f32,
-    sound_speed: f32,
-    viscosity: f32,
-    wall_viscosity: f32,
-    kernel_norm: f32,
-    search_range: u32,
-    capacity: u32,
-    // a bit per open face: min faces x, y, z are bits 0-2, max faces bits 3-5
-    open_faces: u32,
-    // SOLVER_WCSPH or SOLVER_DFSPH (constants)
-    solver: u32,
-    // 1: sim.time_step chooses dt
-    adaptive: u32,
-    dt_min: f32,
-    dt_max: f32,
-    cfl: f32,
-    density_tolerance: f32,
-    divergence_tolerance: f32,
-    max_iterations: u32,
-    // no-slip walls: kinematic viscosity of the fluid-wall friction (0 = free slip)
-    no_slip_viscosity: f32,
-    // derived on the CPU (SimParams::derive): uniform operands instead of registers in the loops
-    inv_h: f32,
-    h2: f32,
-    inv_rest_density: f32,
-    // 2 h c
-    viscosity_scale: f32,
-    // kernel_norm * 6 / h^2
-    grad_scale: f32,
-    // artificial viscosity on the normal component of the approach to walls (0 = none)
-    wall_approach_viscosity: f32,
-}
+// #import constants, sim_params
 
 @group(0) @binding(0) var<uniform> params: SimParams;
 // Per-axis cell-order tables, concatenated (x, then y, then z): see src/sim/layout.rs.

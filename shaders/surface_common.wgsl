@@ -1,53 +1,8 @@
 // Shared by the surface view's shaders (surface_splat, surface_filter, surface_shade): the
 // per-frame uniform block, the view ray of a pixel and the environment the water reflects.
 // The view's buffers hold one value per pixel of the viewport, row by row from the top.
-
-// Kept in sync with `SurfaceUniforms` in src/render/surface.rs; tests/shaders.rs checks the size and
-// every member offset against what naga reports for this struct.
-struct SurfaceUniforms {
-    // world → view (camera) space
-    view: mat4x4<f32>,
-    // view → world space
-    inv_view: mat4x4<f32>,
-    // view → clip space (wgpu depth range 0..1)
-    proj: mat4x4<f32>,
-    // clip → view space
-    inv_proj: mat4x4<f32>,
-    // Beer–Lambert absorption per metre (linear RGB; w unused)
-    absorption: vec4<f32>,
-    // direction towards the sun, world space (w unused)
-    light_dir: vec4<f32>,
-    // the studio environment's background (linear RGB; the sphere view's; w unused)
-    backdrop: vec4<f32>,
-    // the viewport in pixels
-    size: vec2<u32>,
-    // the viewport's top-left corner in the target, pixels
-    origin: vec2<f32>,
-    // particles in the buffers (fluid and boundary)
-    n_particles: u32,
-    // 0 sky, 1 studio
-    environment: u32,
-    // radius of the spheres splatted into depth and thickness, metres
-    radius: f32,
-    // the depth filter's radius, metres
-    filter_world: f32,
-    // the depth filter's largest radius, pixels
-    filter_max_px: f32,
-    // the depth filter's range scale, metres (depths further apart than a few of these do not mix)
-    depth_sigma: f32,
-    // height of the floor plane (the bottom of the domain)
-    floor_y: f32,
-    // side of a floor tile, metres
-    tile: f32,
-    // metres per unit of the thickness buffer
-    thickness_unit: f32,
-    // how far the background is displaced by refraction, per metre of water
-    refraction: f32,
-    // the thickness blur's radius, pixels
-    thickness_blur_px: f32,
-    // a fluid particle of a density below this is spray, drawn as a white point (0: none is)
-    spray_density: f32,
-}
+//
+// #import surface_uniforms
 
 @group(0) @binding(0) var<uniform> surf: SurfaceUniforms;
 

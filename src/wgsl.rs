@@ -9,13 +9,23 @@
 //! so a reader of `force.wgsl` finds `params` in `common.wgsl`, `neighbour_loop` in
 //! `neighbours.wgsl`.
 //!
-//! **Constants.** The module `constants` is generated from Rust ([`crate::physics`]), so a
-//! constant of the model has one definition that Rust and WGSL both read.
+//! **Generated modules.** Some imports are no file but text generated from Rust, so what both
+//! sides read has one definition. `constants` holds the model's constants ([`crate::physics`]).
+//! The structs Rust uploads and WGSL reads (uniform blocks, storage records) are declared once
+//! with [`structs::wgsl_struct!`], in [`shared`]: the macro declares the `#[repr(C)]` Pod struct
+//! and, from the same field list and a Rust→WGSL type map (a field may state its WGSL type, e.g.
+//! `atomic<u32>`), writes the WGSL `struct`; [`shared::MODULES`] serves them as `sim_params`
+//! (`SimParams`), `frame_uniforms`, `surface_uniforms` and `emit_structs` (`Emitter`,
+//! `EmitState`, `MAX_EMITTERS`). `tests/shaders.rs` compares naga's layout of each generated
+//! struct (member offsets and sizes, struct size) with Rust's `offset_of!`/`size_of`.
 //!
 //! **Bindings.** Every resource of a pass is in `@group(0)`; binding numbers need only be unique
 //! within one composed module (common.wgsl takes 0–1, neighbours.wgsl 2–3, a pass 4 and up by
 //! habit). Rust never repeats them: [`bindings`] reads which globals an entry point uses, with
 //! their number and access, and the pass names its buffers by those variable names.
+
+pub mod shared;
+pub mod structs;
 
 use std::borrow::Cow;
 use std::collections::BTreeSet;
@@ -86,17 +96,22 @@ fn constants_module() -> String {
     )
 }
 
-/// The text of one file (or the generated constants).
+/// The names and makers of the generated modules: the constants, then the shared structs.
+pub fn generated() -> impl Iterator<Item = (&'static str, fn() -> String)> {
+    [(CONSTANTS, constants_module as fn() -> String)].into_iter().chain(shared::MODULES.iter().copied())
+}
+
+/// The text of one file or generated module.
 pub fn source(name: &str) -> Option<Cow<'static, str>> {
-    if name == CONSTANTS {
-        return Some(Cow::Owned(constants_module()));
+    if let Some((_, make)) = generated().find(|(n, _)| *n == name) {
+        return Some(Cow::Owned(make()));
     }
     FILES.iter().find(|(n, _)| *n == name).map(|(_, text)| Cow::Borrowed(*text))
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ComposeError {
-    #[error("shaders/{from}.wgsl imports `{name}`, which is no file of shaders/ (known: {known})")]
+    #[error("shaders/{from}.wgsl imports `{name}`, which is no file of shaders/ and no generated module (known: {known})")]
     Unknown { from: String, name: String, known: String },
     #[error("shader imports run in a circle: {0}")]
     Circle(String),
@@ -143,7 +158,7 @@ fn visit(name: &str, from: &str, path: &mut Vec<String>, done: &mut BTreeSet<Str
     let text = source(name).ok_or_else(|| ComposeError::Unknown {
         from: from.to_owned(),
         name: name.to_owned(),
-        known: FILES.iter().map(|f| f.0).chain([CONSTANTS]).collect::<Vec<_>>().join(", "),
+        known: FILES.iter().map(|f| f.0).chain(generated().map(|g| g.0)).collect::<Vec<_>>().join(", "),
     })?;
     path.push(name.to_owned());
     for dep in imports(&text) {
@@ -258,6 +273,18 @@ mod tests {
     fn the_generated_constants_match_rust() {
         let c = source(CONSTANTS).unwrap();
         assert!(c.contains(&format!("const TAIT_GAMMA: f32 = {}.0;", crate::physics::TAIT_GAMMA)), "{c}");
+    }
+
+    #[test]
+    fn generated_modules_are_no_files_and_are_imported() {
+        let names: Vec<&str> = generated().map(|g| g.0).collect();
+        assert_eq!(names, [CONSTANTS, "sim_params", "frame_uniforms", "surface_uniforms", "emit_structs"]);
+        for name in &names {
+            assert!(FILES.iter().all(|f| f.0 != *name), "`{name}` is a file and a generated module");
+            assert!(FILES.iter().any(|f| imports(f.1).contains(name)), "no shader imports the generated `{name}`");
+        }
+        let common = compose("common").unwrap();
+        assert!(common.contains("// ---- sim_params ----\n") && common.contains("struct SimParams {\n"), "{common}");
     }
 
     #[test]

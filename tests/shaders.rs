@@ -8,6 +8,7 @@ use rillet::sim::params::{Diagnostics, SimParams};
 use rillet::sim::shader::{self, ALL, KernelConfig, KernelError};
 use rillet::sim::{Sim, SimOptions};
 use rillet::wgsl;
+use rillet::wgsl::structs::{Layout, Space, WgslStruct};
 use std::mem::{offset_of, size_of};
 
 fn parse_text(label: &str, text: &str) -> naga::Module {
@@ -137,67 +138,80 @@ fn a_wrong_binding_name_fails_at_creation() {
     pass().alias("acc_in", "acc").bound_to(d, &renamed).expect("the alias names the table's buffer");
 }
 
-/// (member name, offset) of a WGSL struct, and its size.
-fn wgsl_struct(module: &naga::Module, name: &str) -> (Vec<(String, u32)>, u32) {
+/// (member name, offset, size) of a WGSL struct as naga lays it out, and the struct's size.
+fn wgsl_struct(module: &naga::Module, name: &str) -> (Vec<(String, usize, usize)>, usize) {
+    let mut layouter = naga::proc::Layouter::default();
+    layouter.update(module.to_ctx()).unwrap();
     for (_, ty) in module.types.iter() {
         if ty.name.as_deref() == Some(name)
             && let naga::TypeInner::Struct { members, span } = &ty.inner
         {
-            return (members.iter().map(|m| (m.name.clone().unwrap_or_default(), m.offset)).collect(), *span);
+            let members =
+                members.iter().map(|m| (m.name.clone().unwrap_or_default(), m.offset as usize, layouter[m.ty].size as usize)).collect();
+            return (members, *span as usize);
         }
     }
     panic!("struct {name} not found");
 }
 
-macro_rules! rust_offsets {
-    ($t:ty; $($f:ident),* $(,)?) => {
-        vec![$((stringify!($f).to_string(), offset_of!($t, $f) as u32)),*]
+/// The same of the Rust struct: `offset_of!` and `size_of` of every field (padding fields a
+/// member per word), and `size_of` of the struct.
+fn rust_struct(layout: &Layout) -> (Vec<(String, usize, usize)>, usize) {
+    (layout.members.iter().map(|m| (m.name.clone(), m.offset, m.size)).collect(), layout.size)
+}
+
+fn assert_layout(module: &naga::Module, layout: &Layout, context: &str) {
+    let (members, size) = wgsl_struct(module, layout.wgsl_name);
+    let (rust, rust_size) = rust_struct(layout);
+    assert_eq!(members, rust, "{context}: {}: member names, offsets and sizes", layout.wgsl_name);
+    assert_eq!(size, rust_size, "{context}: {}: struct size", layout.wgsl_name);
+}
+
+/// The generated module of a shared struct bound as its shaders bind it (so naga applies the
+/// layout rules of that address space).
+fn probe(module: &str, layout: &Layout) -> String {
+    let space = match layout.space {
+        Space::Uniform => "uniform",
+        Space::Storage => "storage, read_write",
     };
+    format!("{}\n@group(0) @binding(0) var<{space}> probe: {};\n", wgsl::source(module).unwrap(), layout.wgsl_name)
 }
 
+/// Every struct Rust and WGSL share is generated from its Rust definition; naga's layout of the
+/// generated WGSL, bound in its address space, is Rust's, member by member.
 #[test]
-fn sim_params_layout_matches_wgsl() {
-    let module = parse(&shader::DENSITY);
-    let (members, size) = wgsl_struct(&module, "SimParams");
-    let rust = rust_offsets!(SimParams;
-        domain_min, n_particles, domain_max, n_fluid, gravity, dt, grid_origin, inv_cell_size,
-        grid_dims, num_cells, h, rest_density, stiffness, sound_speed, viscosity, wall_viscosity,
-        kernel_norm, search_range, capacity, open_faces, solver, adaptive, dt_min, dt_max, cfl,
-        density_tolerance, divergence_tolerance, max_iterations, no_slip_viscosity, inv_h, h2, inv_rest_density, viscosity_scale,
-        grad_scale, wall_approach_viscosity);
-    assert_eq!(members, rust, "member names and offsets");
-    assert_eq!(size as usize, size_of::<SimParams>(), "struct size");
+fn every_shared_struct_has_the_rust_layout_in_wgsl() {
+    let layouts = wgsl::shared::layouts();
+    let names: Vec<&str> = layouts.iter().map(|(_, l)| l.rust_name).collect();
+    assert_eq!(names, ["SimParams", "FrameUniforms", "SurfaceUniforms", "EmitterGpu", "EmitState"]);
+    for (module, layout) in &layouts {
+        assert!(layout.members.len() >= 4, "{}: {:?}", layout.rust_name, layout.members);
+        let text = probe(module, layout);
+        assert_layout(&parse_text(module, &text), layout, module);
+    }
+    // the probe applies the uniform rules: a uniform array of u32 (stride 4) is refused
+    let bad = "struct Bad { a: u32, b: array<u32, 3>, }\n@group(0) @binding(0) var<uniform> probe: Bad;\n";
+    let module = naga::front::wgsl::parse_str(bad).unwrap();
+    let flags = naga::valid::ValidationFlags::all();
+    assert!(naga::valid::Validator::new(flags, naga::valid::Capabilities::all()).validate(&module).is_err());
 }
 
-/// The emitters' records and state, as emit_common.wgsl declares them (padding aside).
+/// The shaders that bind the shared structs declare them as generated (imported, not copied).
 #[test]
-fn emitter_layouts_match_wgsl() {
-    use rillet::sim::emit::{EmitState, EmitterGpu};
-    let module = parse(&shader::EMIT);
-    let named = |v: Vec<(String, u32)>| v.into_iter().filter(|(n, _)| !n.starts_with("_pad")).collect::<Vec<_>>();
-    let (members, size) = wgsl_struct(&module, "Emitter");
-    let rust = rust_offsets!(EmitterGpu;
-        velocity, mass, direction, step_length, center, zone, axis_u, half_u, axis_v, half_v,
-        first_point, n_points, start_step, end_step, period);
-    assert_eq!(named(members), rust, "Emitter: member names and offsets");
-    assert_eq!(size as usize, size_of::<EmitterGpu>(), "Emitter: size");
-    let (members, size) = wgsl_struct(&module, "EmitState");
-    let rust = rust_offsets!(EmitState; step, n_emitters, phase, offset, count, late);
-    assert_eq!(named(members), rust, "EmitState: member names and offsets");
-    assert_eq!(size as usize, size_of::<EmitState>(), "EmitState: size");
-}
-
-#[test]
-fn surface_uniforms_layout_matches_wgsl() {
+fn the_shaders_bind_the_generated_structs() {
     use rillet::render::surface::{SurfaceUniforms, source};
-    let module = parse_text("render.surface.shade", &source("surface_shade"));
-    let (members, size) = wgsl_struct(&module, "SurfaceUniforms");
-    let rust = rust_offsets!(SurfaceUniforms;
-        view, inv_view, proj, inv_proj, absorption, light_dir, backdrop, size, origin, n_particles,
-        environment, radius, filter_world, filter_max_px, depth_sigma, floor_y, tile,
-        thickness_unit, refraction, thickness_blur_px, spray_density);
-    assert_eq!(members, rust, "member names and offsets");
-    assert_eq!(size as usize, size_of::<SurfaceUniforms>(), "struct size");
+    use rillet::render::uniforms::FrameUniforms;
+    use rillet::sim::emit::{EmitState, EmitterGpu};
+    assert_layout(&parse(&shader::DENSITY), &SimParams::layout(), "sim.density");
+    let emit = parse(&shader::EMIT);
+    assert_layout(&emit, &EmitterGpu::layout(), "emit.write");
+    assert_layout(&emit, &EmitState::layout(), "emit.write");
+    assert_layout(&parse_text("render.surface.shade", &source("surface_shade")), &SurfaceUniforms::layout(), "render.surface.shade");
+    assert_layout(&parse_text("render.sprites", &rillet::render::sprites_source()), &FrameUniforms::layout(), "render.sprites");
+    for file in ["common", "render_common", "surface_common", "emit_common"] {
+        let text = wgsl::source(file).unwrap();
+        assert!(!text.contains("struct "), "shaders/{file}.wgsl declares a struct of its own: the shared ones are generated");
+    }
 }
 
 #[test]

@@ -26,7 +26,6 @@ use super::DEPTH_FORMAT;
 use crate::sim::params::SimParams;
 use crate::sim::shader as kernels;
 use crate::wgsl::Binding;
-use bytemuck::{Pod, Zeroable};
 use glam::{Mat4, Vec3};
 
 /// Labels of the surface view's passes, in order (and in timestamp order).
@@ -114,37 +113,9 @@ impl SurfaceSettings {
     }
 }
 
-/// The uniform block of the surface shaders.
-///
-/// Kept in sync with `struct SurfaceUniforms` in `shaders/surface_common.wgsl`; tests/shaders.rs
-/// checks the size and every member offset against what naga reports for the WGSL struct.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-pub struct SurfaceUniforms {
-    pub view: [[f32; 4]; 4],
-    pub inv_view: [[f32; 4]; 4],
-    pub proj: [[f32; 4]; 4],
-    pub inv_proj: [[f32; 4]; 4],
-    pub absorption: [f32; 4],
-    pub light_dir: [f32; 4],
-    pub backdrop: [f32; 4],
-    pub size: [u32; 2],
-    pub origin: [f32; 2],
-    pub n_particles: u32,
-    pub environment: u32,
-    pub radius: f32,
-    pub filter_world: f32,
-    pub filter_max_px: f32,
-    pub depth_sigma: f32,
-    pub floor_y: f32,
-    pub tile: f32,
-    pub thickness_unit: f32,
-    pub refraction: f32,
-    pub thickness_blur_px: f32,
-    pub spray_density: f32,
-}
-
-const _: () = assert!(std::mem::size_of::<SurfaceUniforms>() == 368);
+/// The uniform block of the surface shaders, defined once in [`crate::wgsl::shared`] (its WGSL
+/// declaration is generated from that definition: the `surface_uniforms` module).
+pub use crate::wgsl::shared::SurfaceUniforms;
 
 /// The direction towards the sun (world space), shared with nothing else: the sphere view lights
 /// in view space.

@@ -15,47 +15,13 @@
 
 use super::scan::{ScanLevels, ScanPass};
 use super::shader::{self, KernelConfig, KernelError, Pass, Walk};
-use bytemuck::{Pod, Zeroable};
 
-/// Emitters a scene may have (the size of the per-emitter arrays of [`EmitState`]).
-pub const MAX_EMITTERS: usize = 16;
+/// The emitters' records and state, defined once in [`crate::wgsl::shared`] with the WGSL
+/// declarations generated from them (the `emit_structs` module `shaders/emit_common.wgsl` imports).
+pub use crate::wgsl::shared::{EmitState, EmitterGpu, MAX_EMITTERS};
+
 /// One step in the fixed point of [`EmitterGpu::period`] and [`EmitState::phase`].
 pub const PHASE_ONE: i64 = 65536;
-
-/// One emitter as the GPU reads it; `struct Emitter` in `shaders/emit_common.wgsl`.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct EmitterGpu {
-    /// Direction × speed: the velocity of the particles it creates.
-    pub velocity: [f32; 3],
-    /// Mass of each particle it creates (the fluid's).
-    pub mass: f32,
-    /// Unit direction.
-    pub direction: [f32; 3],
-    /// Distance travelled in one step, speed × dt.
-    pub step_length: f32,
-    /// Centre of the rectangle or disc.
-    pub center: [f32; 3],
-    /// Length of the inlet zone along the direction (fluid there moves at `velocity`).
-    pub zone: f32,
-    /// Axes across the direction with the half extents the points cover; a disc has
-    /// `half_v < 0` and its radius (plus half a spacing) in `half_u`.
-    pub axis_u: [f32; 3],
-    pub half_u: f32,
-    pub axis_v: [f32; 3],
-    pub half_v: f32,
-    /// Its points: `first_point .. first_point + n_points` of the points buffer.
-    pub first_point: u32,
-    pub n_points: u32,
-    /// It emits on steps `start_step .. end_step` (`u32::MAX`: no end).
-    pub start_step: u32,
-    pub end_step: u32,
-    /// Steps from one layer to the next, 16.16 fixed point, at least [`PHASE_ONE`].
-    pub period: u32,
-    pub _pad: [u32; 3],
-}
-
-const _: () = assert!(std::mem::size_of::<EmitterGpu>() == 112);
 
 impl EmitterGpu {
     /// Whether it emits (and holds its inlet zone) on step `step`.
@@ -82,23 +48,6 @@ impl EmitterGpu {
         (self.layers_in(step) as i64 * self.period as i64 - r as i64 * PHASE_ONE) as i32
     }
 }
-
-/// What emit.plan keeps from step to step and hands to emit.write; `struct EmitState` in
-/// `shaders/emit_common.wgsl`.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
-pub struct EmitState {
-    /// The step being taken.
-    pub step: u32,
-    pub n_emitters: u32,
-    pub _pad: [u32; 2],
-    pub phase: [i32; MAX_EMITTERS],
-    pub offset: [u32; MAX_EMITTERS],
-    pub count: [u32; MAX_EMITTERS],
-    pub late: [f32; MAX_EMITTERS],
-}
-
-const _: () = assert!(std::mem::size_of::<EmitState>() == 16 + 4 * 4 * MAX_EMITTERS);
 
 impl EmitState {
     /// The state at the start of step `step` (0 for a new run, the checkpoint's on a resume).

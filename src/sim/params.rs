@@ -1,93 +1,12 @@
 //! The simulation's uniform parameters, shared by every pass and by the CPU twin.
 //!
-//! Kept in sync with `struct SimParams` in `shaders/common.wgsl`; `tests/shaders.rs` checks the
-//! size and every member offset against what naga reports for the WGSL struct.
+//! [`SimParams`] is defined once, in [`crate::wgsl::shared`], and its WGSL declaration generated
+//! from that definition (the `sim_params` module `shaders/common.wgsl` imports); `tests/shaders.rs`
+//! checks the generated layout against Rust's.
 
 use bytemuck::{Pod, Zeroable};
 
-/// Uniform block of one simulation. All lengths in metres, times in seconds, SI units.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct SimParams {
-    /// Lower corner of the fluid domain (the inner faces of the walls).
-    pub domain_min: [f32; 3],
-    /// Particles in the state buffers: fluid first at creation, boundary after (order changes
-    /// with reorders; a particle is boundary when its `pos_mass.w` is negative).
-    pub n_particles: u32,
-    /// Upper corner of the fluid domain.
-    pub domain_max: [f32; 3],
-    /// Fluid particles (the ones that move).
-    pub n_fluid: u32,
-    /// Gravity acceleration.
-    pub gravity: [f32; 3],
-    /// Time step.
-    pub dt: f32,
-    /// World position of the corner of cell (0, 0, 0).
-    pub grid_origin: [f32; 3],
-    /// 1 / cell size.
-    pub inv_cell_size: f32,
-    /// Cells per axis.
-    pub grid_dims: [u32; 3],
-    /// Length of the cell index range (padded for Morton order).
-    pub num_cells: u32,
-    /// Support radius of the kernel (2 particle spacings).
-    pub h: f32,
-    /// Rest density ρ0.
-    pub rest_density: f32,
-    /// Tait stiffness B = ρ0 c² / γ ([`crate::physics::TAIT_GAMMA`]).
-    pub stiffness: f32,
-    /// Speed of sound c.
-    pub sound_speed: f32,
-    /// Monaghan artificial viscosity α between fluid particles.
-    pub viscosity: f32,
-    /// Monaghan artificial viscosity α between fluid and boundary particles.
-    pub wall_viscosity: f32,
-    /// Cubic spline normalisation 8 / (π h³).
-    pub kernel_norm: f32,
-    /// Neighbour search range in cells, r = ceil(h / cell size).
-    pub search_range: u32,
-    /// Per-cell occupancy above which a cell counts as overflowing.
-    pub capacity: u32,
-    /// Open faces of the domain, a bit each ([`open_face_bit`]): a fluid particle that crosses
-    /// one leaves the simulation (its slot is freed) instead of being clamped onto it.
-    pub open_faces: u32,
-    /// The pressure solver: [`SOLVER_WCSPH`] or [`SOLVER_DFSPH`].
-    pub solver: u32,
-    /// 1: the step chooses dt (sim.time_step, from `cfl`, the force condition, `dt_min` and
-    /// `dt_max`); 0: `dt` is fixed.
-    pub adaptive: u32,
-    /// Bounds of an adaptive dt (the viscous condition already folded into `dt_max`).
-    pub dt_min: f32,
-    pub dt_max: f32,
-    /// CFL number of an adaptive dt: WCSPH dt·(c + |v|max)/h ≤ cfl, DFSPH dt·|v|max/spacing ≤ cfl.
-    pub cfl: f32,
-    /// DFSPH: the pressure solve stops when the mean predicted compression (ρ* − ρ0)/ρ0 over
-    /// fluid is at most this.
-    pub density_tolerance: f32,
-    /// DFSPH: the divergence solve stops when the mean dt·(Dρ/Dt)/ρ0 over fluid is at most this.
-    pub divergence_tolerance: f32,
-    /// DFSPH: most velocity updates per solve.
-    pub max_iterations: u32,
-    /// No-slip walls: kinematic viscosity ν (m²/s) of the laminar fluid–wall friction; 0 = free
-    /// slip (wall particles at rest).
-    pub no_slip_viscosity: f32,
-    /// Derived (set by [`SimParams::derive`] before every upload): 1 / h.
-    pub inv_h: f32,
-    /// Derived: h².
-    pub h2: f32,
-    /// Derived: 1 / ρ0.
-    pub inv_rest_density: f32,
-    /// Derived: 2 h c, the artificial viscosity's prefactor without α and 1 / (ρ_i + ρ_j).
-    pub viscosity_scale: f32,
-    /// Derived: the cubic spline gradient's factor kernel_norm · 6 / h².
-    pub grad_scale: f32,
-    /// Monaghan artificial viscosity α on the normal component of the approach to wall
-    /// particles, along each wall particle's normal (docs/PHYSICS.md, "Walls"); 0 = none.
-    pub wall_approach_viscosity: f32,
-    pub _pad: [u32; 3],
-}
-
-const _: () = assert!(std::mem::size_of::<SimParams>() == 192);
+pub use crate::wgsl::shared::SimParams;
 
 impl SimParams {
     /// Sets the derived members from the others. The neighbour loops read these from the

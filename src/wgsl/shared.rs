@@ -1,0 +1,295 @@
+//! The structs the GPU reads as Rust writes them, each defined here once ([`wgsl_struct!`]) and
+//! served to the shaders as a generated import module ([`MODULES`]). They live in the `wgsl`
+//! layer because the composer resolves the imports and sits below `sim` and `render`; those
+//! modules re-export them where they are used (`sim::params::SimParams`,
+//! `render::uniforms::FrameUniforms`, `render::surface::SurfaceUniforms`, `sim::emit`'s
+//! `EmitterGpu` and `EmitState`) and keep their methods.
+
+use super::structs::{WgslStruct, wgsl_struct};
+use bytemuck::{Pod, Zeroable};
+
+wgsl_struct! {
+    #[wgsl(uniform)]
+    /// Uniform block of one simulation (`params` in `shaders/common.wgsl`). All lengths in
+    /// metres, times in seconds, SI units.
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+    pub struct SimParams {
+        /// Lower corner of the fluid domain (the inner faces of the walls).
+        pub domain_min: [f32; 3],
+        /// Particles in the state buffers: fluid first at creation, boundary after (order changes
+        /// with reorders; a particle is boundary when its `pos_mass.w` is negative).
+        pub n_particles: u32,
+        /// Upper corner of the fluid domain.
+        pub domain_max: [f32; 3],
+        /// Fluid particles (the ones that move).
+        pub n_fluid: u32,
+        /// Gravity acceleration.
+        pub gravity: [f32; 3],
+        /// Time step.
+        pub dt: f32,
+        /// World position of the corner of cell (0, 0, 0).
+        pub grid_origin: [f32; 3],
+        /// 1 / cell size.
+        pub inv_cell_size: f32,
+        /// Cells per axis.
+        pub grid_dims: [u32; 3],
+        /// Length of the cell index range (padded for Morton order).
+        pub num_cells: u32,
+        /// Support radius of the kernel (2 particle spacings).
+        pub h: f32,
+        /// Rest density ρ0.
+        pub rest_density: f32,
+        /// Tait stiffness B = ρ0 c² / γ ([`crate::physics::TAIT_GAMMA`]).
+        pub stiffness: f32,
+        /// Speed of sound c.
+        pub sound_speed: f32,
+        /// Monaghan artificial viscosity α between fluid particles.
+        pub viscosity: f32,
+        /// Monaghan artificial viscosity α between fluid and boundary particles.
+        pub wall_viscosity: f32,
+        /// Cubic spline normalisation 8 / (π h³).
+        pub kernel_norm: f32,
+        /// Neighbour search range in cells, r = ceil(h / cell size).
+        pub search_range: u32,
+        /// Per-cell occupancy above which a cell counts as overflowing.
+        pub capacity: u32,
+        /// Open faces of the domain, a bit each ([`crate::sim::params::open_face_bit`]: min faces
+        /// x, y, z are bits 0–2, max faces bits 3–5): a fluid particle that crosses one leaves the
+        /// simulation (its slot is freed) instead of being clamped onto it.
+        pub open_faces: u32,
+        /// The pressure solver: [`crate::physics::SOLVER_WCSPH`] or [`crate::physics::SOLVER_DFSPH`]
+        /// (`SOLVER_WCSPH`, `SOLVER_DFSPH` in the `constants` module).
+        pub solver: u32,
+        /// 1: the step chooses dt (sim.time_step, from `cfl`, the force condition, `dt_min` and
+        /// `dt_max`); 0: `dt` is fixed.
+        pub adaptive: u32,
+        /// Bounds of an adaptive dt (the viscous condition already folded into `dt_max`).
+        pub dt_min: f32,
+        pub dt_max: f32,
+        /// CFL number of an adaptive dt: WCSPH dt·(c + |v|max)/h ≤ cfl, DFSPH dt·|v|max/spacing ≤ cfl.
+        pub cfl: f32,
+        /// DFSPH: the pressure solve stops when the mean predicted compression (ρ* − ρ0)/ρ0 over
+        /// fluid is at most this.
+        pub density_tolerance: f32,
+        /// DFSPH: the divergence solve stops when the mean dt·(Dρ/Dt)/ρ0 over fluid is at most this.
+        pub divergence_tolerance: f32,
+        /// DFSPH: most velocity updates per solve.
+        pub max_iterations: u32,
+        /// No-slip walls: kinematic viscosity ν (m²/s) of the laminar fluid–wall friction; 0 = free
+        /// slip (wall particles at rest).
+        pub no_slip_viscosity: f32,
+        /// Derived (set by [`SimParams::derive`] before every upload; uniform operands instead of
+        /// registers in the neighbour loops): 1 / h.
+        pub inv_h: f32,
+        /// Derived: h².
+        pub h2: f32,
+        /// Derived: 1 / ρ0.
+        pub inv_rest_density: f32,
+        /// Derived: 2 h c, the artificial viscosity's prefactor without α and 1 / (ρ_i + ρ_j).
+        pub viscosity_scale: f32,
+        /// Derived: the cubic spline gradient's factor kernel_norm · 6 / h².
+        pub grad_scale: f32,
+        /// Monaghan artificial viscosity α on the normal component of the approach to wall
+        /// particles, along each wall particle's normal (docs/PHYSICS.md, "Walls"); 0 = none.
+        pub wall_approach_viscosity: f32,
+        pub _pad: [u32; 3] as pad,
+    }
+}
+
+const _: () = assert!(std::mem::size_of::<SimParams>() == 192);
+
+/// Entries of the colormap table in [`FrameUniforms`].
+pub const COLORMAP_LEN: usize = 64;
+
+wgsl_struct! {
+    #[wgsl(uniform)]
+    /// The per-frame uniform block of the render shaders, shared by the sprite and box pipelines
+    /// (`frame` in `shaders/render_common.wgsl`).
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+    pub struct FrameUniforms {
+        /// World → view (camera) space.
+        pub view: [[f32; 4]; 4],
+        /// View → clip space (wgpu depth range 0..1).
+        pub proj: [[f32; 4]; 4],
+        /// Lower corner of the fluid domain.
+        pub domain_min: [f32; 3],
+        /// Sphere radius in metres (half the particle spacing).
+        pub radius: f32,
+        /// Upper corner of the fluid domain.
+        pub domain_max: [f32; 3],
+        /// 0 speed |v|, 1 density ρ, 2 pressure p (Tait) ([`crate::render::ColorMode`]).
+        pub color_mode: u32,
+        /// Value mapped to the first colormap entry.
+        pub range_lo: f32,
+        /// Value mapped to the last colormap entry.
+        pub range_hi: f32,
+        /// ρ0, for the pressure.
+        pub rest_density: f32,
+        /// Tait stiffness B, for the pressure.
+        pub stiffness: f32,
+        /// 1: draw boundary particles (grey), 0: hide them.
+        pub show_boundary: u32,
+        /// Entries used in `colormap`.
+        pub colormap_len: u32,
+        /// 1: draw fluid particles, 0: hide them (the surface view draws the walls alone).
+        pub show_fluid: u32,
+        pub _pad1: u32,
+        /// Colour of the domain box lines (linear RGB, alpha unused).
+        pub box_color: [f32; 4],
+        /// Linear RGB colormap, sampled with linear interpolation.
+        pub colormap: [[f32; 4]; COLORMAP_LEN],
+    }
+}
+
+const _: () = assert!(std::mem::size_of::<FrameUniforms>() == 1232);
+
+wgsl_struct! {
+    #[wgsl(uniform)]
+    /// The uniform block of the surface shaders (`surf` in `shaders/surface_common.wgsl`). The
+    /// view's buffers hold one value per pixel of the viewport, row by row from the top.
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+    pub struct SurfaceUniforms {
+        /// World → view (camera) space.
+        pub view: [[f32; 4]; 4],
+        /// View → world space.
+        pub inv_view: [[f32; 4]; 4],
+        /// View → clip space (wgpu depth range 0..1).
+        pub proj: [[f32; 4]; 4],
+        /// Clip → view space.
+        pub inv_proj: [[f32; 4]; 4],
+        /// Beer–Lambert absorption per metre (linear RGB; w unused).
+        pub absorption: [f32; 4],
+        /// Direction towards the sun, world space (w unused).
+        pub light_dir: [f32; 4],
+        /// The studio environment's background (linear RGB; the sphere view's; w unused).
+        pub backdrop: [f32; 4],
+        /// The viewport in pixels.
+        pub size: [u32; 2],
+        /// The viewport's top-left corner in the target, pixels.
+        pub origin: [f32; 2],
+        /// Particles in the buffers (fluid and boundary).
+        pub n_particles: u32,
+        /// 0 sky, 1 studio.
+        pub environment: u32,
+        /// Radius of the spheres splatted into depth and thickness, metres.
+        pub radius: f32,
+        /// The depth filter's radius, metres.
+        pub filter_world: f32,
+        /// The depth filter's largest radius, pixels.
+        pub filter_max_px: f32,
+        /// The depth filter's range scale, metres (depths further apart than a few of these do
+        /// not mix).
+        pub depth_sigma: f32,
+        /// Height of the floor plane (the bottom of the domain).
+        pub floor_y: f32,
+        /// Side of a floor tile, metres.
+        pub tile: f32,
+        /// Metres per unit of the thickness buffer.
+        pub thickness_unit: f32,
+        /// How far the background is displaced by refraction, per metre of water.
+        pub refraction: f32,
+        /// The thickness blur's radius, pixels.
+        pub thickness_blur_px: f32,
+        /// A fluid particle of a density below this is spray, drawn as a white point (0: none is).
+        pub spray_density: f32,
+    }
+}
+
+const _: () = assert!(std::mem::size_of::<SurfaceUniforms>() == 368);
+
+/// Emitters a scene may have (the size of the per-emitter arrays of [`EmitState`]).
+pub const MAX_EMITTERS: usize = 16;
+
+wgsl_struct! {
+    #[wgsl(storage, name = Emitter)]
+    /// One emitter as the GPU reads it (`struct Emitter`, `emitters` in emit.plan, emit.write and
+    /// sph.integrate).
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+    pub struct EmitterGpu {
+        /// Direction × speed: the velocity of the particles it creates.
+        pub velocity: [f32; 3],
+        /// Mass of each particle it creates (the fluid's).
+        pub mass: f32,
+        /// Unit direction.
+        pub direction: [f32; 3],
+        /// Distance travelled in one step, speed × dt.
+        pub step_length: f32,
+        /// Centre of the rectangle or disc.
+        pub center: [f32; 3],
+        /// Length of the inlet zone along the direction (fluid there moves at `velocity`).
+        pub zone: f32,
+        /// Axes across the direction with the half extents the points cover; a disc has
+        /// `half_v < 0` and its radius (plus half a spacing) in `half_u`.
+        pub axis_u: [f32; 3],
+        pub half_u: f32,
+        pub axis_v: [f32; 3],
+        pub half_v: f32,
+        /// Its points: `first_point .. first_point + n_points` of the points buffer (one layer).
+        pub first_point: u32,
+        pub n_points: u32,
+        /// It emits on steps `start_step .. end_step` (`u32::MAX`: no end).
+        pub start_step: u32,
+        pub end_step: u32,
+        /// Steps from one layer to the next, 16.16 fixed point, at least
+        /// [`crate::sim::emit::PHASE_ONE`] (a layer a step at most).
+        pub period: u32,
+        pub _pad: [u32; 3] as pad,
+    }
+}
+
+const _: () = assert!(std::mem::size_of::<EmitterGpu>() == 112);
+
+wgsl_struct! {
+    #[wgsl(storage)]
+    /// What emit.plan keeps from step to step and hands to emit.write.
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+    pub struct EmitState {
+        /// The step being taken (emit.plan advances it).
+        pub step: u32,
+        pub n_emitters: u32,
+        pub _pad: [u32; 2] as pad,
+        /// Per emitter: time from the start of this step to its next layer, in 1/65536 of a step.
+        pub phase: [i32; MAX_EMITTERS],
+        /// Per emitter: its layer's first free slot (an index into the free cell's range) this step.
+        pub offset: [u32; MAX_EMITTERS],
+        /// Per emitter: particles it writes this step (0 or its n_points).
+        pub count: [u32; MAX_EMITTERS],
+        /// Per emitter: steps since its layer's time, in (0, 1]; the layer is moved on by as much.
+        pub late: [f32; MAX_EMITTERS],
+    }
+}
+
+const _: () = assert!(std::mem::size_of::<EmitState>() == 16 + 4 * 4 * MAX_EMITTERS);
+
+fn one<T: WgslStruct>() -> String {
+    T::wgsl()
+}
+
+fn emit_module() -> String {
+    format!("const MAX_EMITTERS: u32 = {MAX_EMITTERS}u;\n\n{}\n{}", EmitterGpu::wgsl(), EmitState::wgsl())
+}
+
+/// The generated modules of shared structs: the name a shader imports, and its text.
+pub const MODULES: &[(&str, fn() -> String)] = &[
+    ("sim_params", one::<SimParams>),
+    ("frame_uniforms", one::<FrameUniforms>),
+    ("surface_uniforms", one::<SurfaceUniforms>),
+    ("emit_structs", emit_module),
+];
+
+/// Every shared struct's layout, with the module that declares it (what tests compare with
+/// naga's layout of the generated WGSL).
+pub fn layouts() -> Vec<(&'static str, super::structs::Layout)> {
+    vec![
+        ("sim_params", SimParams::layout()),
+        ("frame_uniforms", FrameUniforms::layout()),
+        ("surface_uniforms", SurfaceUniforms::layout()),
+        ("emit_structs", EmitterGpu::layout()),
+        ("emit_structs", EmitState::layout()),
+    ]
+}
