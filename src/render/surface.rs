@@ -454,31 +454,8 @@ impl SurfacePass {
             self.targets = Some(self.make_targets(device, size));
             self.made += 1;
         }
+        let splat_group = particles.map(|set| self.splat_group(device, set));
         let t = self.targets.as_mut().expect("made above");
-        let splat_group = particles.map(|set| {
-            let buffer = &set.pos_mass;
-            if let Some(k) = t.splat.iter().position(|(b, _)| b == buffer) {
-                return t.splat[k].1.clone();
-            }
-            let group = self.splat.bind(
-                device,
-                "render.surface.splat",
-                &[
-                    ("surf", &self.uniforms),
-                    ("pos_mass", buffer),
-                    ("vel_rho", &set.vel_rho),
-                    ("depth_bits", &t.depth_bits),
-                    ("thickness", &t.thickness),
-                    ("spray_bits", &t.spray_bits),
-                ],
-            );
-            self.made += 1;
-            if t.splat.len() >= 2 {
-                t.splat.remove(0);
-            }
-            t.splat.push((buffer.clone(), group.clone()));
-            group
-        });
         let render_writes = |k: usize| {
             timing(k).map(|(query_set, b, e)| wgpu::RenderPassTimestampWrites {
                 query_set,
@@ -559,6 +536,34 @@ impl SurfacePass {
         pass.set_pipeline(&self.shade);
         pass.set_bind_group(0, &t.shade, &[]);
         pass.draw(0..3, 0..1);
+    }
+
+    /// The splat's bind group for a particle set: the one made for it before (the two latest
+    /// are kept: the simulation's sets alternate), or a new one. Needs the targets.
+    fn splat_group(&mut self, device: &wgpu::Device, set: &crate::sim::buffers::ParticleSet) -> wgpu::BindGroup {
+        let t = self.targets.as_mut().expect("the targets are made first");
+        let buffer = &set.pos_mass;
+        if let Some(k) = t.splat.iter().position(|(b, _)| b == buffer) {
+            return t.splat[k].1.clone();
+        }
+        let group = self.splat.bind(
+            device,
+            "render.surface.splat",
+            &[
+                ("surf", &self.uniforms),
+                ("pos_mass", buffer),
+                ("vel_rho", &set.vel_rho),
+                ("depth_bits", &t.depth_bits),
+                ("thickness", &t.thickness),
+                ("spray_bits", &t.spray_bits),
+            ],
+        );
+        self.made += 1;
+        if t.splat.len() >= 2 {
+            t.splat.remove(0);
+        }
+        t.splat.push((buffer.clone(), group.clone()));
+        group
     }
 
     /// Lets go of the bind groups that hold particle buffers (a new simulation replaced the old

@@ -3,7 +3,7 @@
 
 use super::SceneError;
 use super::geometry::{DistanceField, Lattice, Shape};
-use super::schema::{EmitterShape, Scene};
+use super::schema::{Emitter, EmitterShape, Scene};
 use crate::sim::emit::{EmitterGpu, Emitters, MAX_EMITTERS, PHASE_ONE};
 use crate::sim::params::open_face_bit;
 use glam::DVec3;
@@ -153,111 +153,9 @@ impl Scene {
                 format!("at most {MAX_EMITTERS} emitters"),
             ));
         }
-        let p = &self.physics;
-        let s = p.spacing as f64;
         let (c, _) = super::setup::resolve_pressure(self);
-        let (dmin, dmax) = (glam::Vec3::from(self.domain.min).as_dvec3(), glam::Vec3::from(self.domain.max).as_dvec3());
         for (i, e) in self.emitters.iter().enumerate() {
-            let field = |name: &str| format!("emitters[{i}].{name}");
-            let finite = |name: &str, v: f32| {
-                if v.is_finite() { Ok(()) } else { Err(invalid(field(name), v.to_string(), "a finite number".into())) }
-            };
-            for a in 0..3 {
-                finite(&format!("center[{a}]"), e.center[a])?;
-                finite(&format!("direction[{a}]"), e.direction[a])?;
-            }
-            finite("speed", e.speed)?;
-            finite("start", e.start)?;
-            if let Some(end) = e.end {
-                finite("end", end)?;
-            }
-            let d = glam::Vec3::from(e.direction);
-            if !(d.length() > 1e-6) {
-                return Err(invalid(field("direction"), format!("{:?}", e.direction), "a direction of non-zero length".into()));
-            }
-            let fastest = (MAX_STEP_LENGTH_OVER_SPACING * s / p.dt as f64).min(0.5 * c as f64);
-            if !(e.speed > 0.0 && (e.speed as f64) <= fastest) {
-                return Err(invalid(
-                    field("speed"),
-                    e.speed.to_string(),
-                    format!(
-                        "(0, {fastest:.4}] m/s: below half the speed of sound ({:.4} m/s) and at most half a spacing per step (spacing {} m / dt {} s / 2)",
-                        0.5 * c,
-                        p.spacing,
-                        p.dt
-                    ),
-                ));
-            }
-            let last = (u32::MAX - 2) as f64 * p.dt as f64;
-            if !(e.start >= 0.0 && (e.start as f64) < last) {
-                return Err(invalid(field("start"), e.start.to_string(), format!("[0, {last:.4e}) s")));
-            }
-            if let Some(end) = e.end
-                && !(end > e.start && (end as f64) <= last)
-            {
-                return Err(invalid(field("end"), end.to_string(), format!("({}, {last:.4e}] s (after start)", e.start)));
-            }
-            match e.shape {
-                EmitterShape::Rectangle { size } => {
-                    for (a, l) in size.iter().enumerate() {
-                        finite(&format!("shape.size[{a}]"), *l)?;
-                        if !((*l as f64) >= s && *l <= 10000.0) {
-                            return Err(invalid(
-                                field(&format!("shape.size[{a}]")),
-                                l.to_string(),
-                                format!("[{s}, 10000] m (at least a spacing)"),
-                            ));
-                        }
-                    }
-                }
-                EmitterShape::Disc { radius } => {
-                    finite("shape.radius", radius)?;
-                    if !((radius as f64) >= 0.5 * s && radius <= 5000.0) {
-                        return Err(invalid(
-                            field("shape.radius"),
-                            radius.to_string(),
-                            format!("[{}, 5000] m (at least half a spacing)", 0.5 * s),
-                        ));
-                    }
-                }
-            }
-            // before its points are made: an outline that cannot fit in the domain, or one of far
-            // more points than a layer may have, is refused from its size alone
-            let (area, across) = match e.shape {
-                EmitterShape::Rectangle { size } => (size[0] as f64 * size[1] as f64, (size[0] as f64).hypot(size[1] as f64)),
-                EmitterShape::Disc { radius } => (std::f64::consts::PI * (radius as f64).powi(2), 2.0 * radius as f64),
-            };
-            let diagonal = (dmax - dmin).length();
-            if across > diagonal {
-                return Err(invalid(
-                    field("shape"),
-                    format!("{:?}, {across:.4} m across", e.shape),
-                    format!("an outline that fits in the domain (at most its diagonal, {diagonal:.4} m, across)"),
-                ));
-            }
-            if area / (s * s) > 2.0 * (1u64 << 24) as f64 {
-                return Err(invalid(
-                    field("shape"),
-                    format!("{:?}, about {:.3e} points", e.shape, area / (s * s)),
-                    format!("at most {} points a layer", 1 << 24),
-                ));
-            }
-            // every point inside the domain, half a spacing from its faces
-            let points = self.emitter_points(i);
-            if points.len() > 1 << 24 {
-                return Err(invalid(field("shape"), format!("{} points", points.len()), format!("at most {} points a layer", 1 << 24)));
-            }
-            let margin = 0.5 * s - 1e-6;
-            if let Some(out) = points.iter().find(|x| x.cmplt(dmin + margin).any() || x.cmpgt(dmax - margin).any()) {
-                return Err(invalid(
-                    field("center"),
-                    format!("{:?}", e.center),
-                    format!(
-                        "an emitter inside the domain {:?}..{:?}, half a spacing from its faces (its point ({:.4}, {:.4}, {:.4}) is not)",
-                        self.domain.min, self.domain.max, out.x, out.y, out.z
-                    ),
-                ));
-            }
+            self.validate_emitter(file, i, e, c as f64)?;
         }
         // room for the emitted fluid
         let total = match (self.fluid_capacity, self.emitted_total()) {
@@ -287,6 +185,116 @@ impl Scene {
                 "fluid_capacity".into(),
                 total.to_string(),
                 format!("at most 2^31 = {} fluid particles (the emitters' total without it)", super::validate::MAX_PARTICLES),
+            ));
+        }
+        Ok(())
+    }
+
+    /// One emitter's values (`c`: the speed of sound): finite, a direction, a speed the step
+    /// can carry, its times, its outline's size, and its points inside the domain.
+    fn validate_emitter(&self, file: &str, i: usize, e: &Emitter, c: f64) -> Result<(), SceneError> {
+        let invalid = |field: String, value: String, allowed: String| SceneError::Invalid { file: file.to_owned(), field, value, allowed };
+        let p = &self.physics;
+        let s = p.spacing as f64;
+        let (dmin, dmax) = (glam::Vec3::from(self.domain.min).as_dvec3(), glam::Vec3::from(self.domain.max).as_dvec3());
+        let field = |name: &str| format!("emitters[{i}].{name}");
+        let finite = |name: &str, v: f32| {
+            if v.is_finite() { Ok(()) } else { Err(invalid(field(name), v.to_string(), "a finite number".into())) }
+        };
+        for a in 0..3 {
+            finite(&format!("center[{a}]"), e.center[a])?;
+            finite(&format!("direction[{a}]"), e.direction[a])?;
+        }
+        finite("speed", e.speed)?;
+        finite("start", e.start)?;
+        if let Some(end) = e.end {
+            finite("end", end)?;
+        }
+        let d = glam::Vec3::from(e.direction);
+        if !(d.length() > 1e-6) {
+            return Err(invalid(field("direction"), format!("{:?}", e.direction), "a direction of non-zero length".into()));
+        }
+        let fastest = (MAX_STEP_LENGTH_OVER_SPACING * s / p.dt as f64).min(0.5 * c as f64);
+        if !(e.speed > 0.0 && (e.speed as f64) <= fastest) {
+            return Err(invalid(
+                field("speed"),
+                e.speed.to_string(),
+                format!(
+                    "(0, {fastest:.4}] m/s: below half the speed of sound ({:.4} m/s) and at most half a spacing per step (spacing {} m / dt {} s / 2)",
+                    0.5 * c,
+                    p.spacing,
+                    p.dt
+                ),
+            ));
+        }
+        let last = (u32::MAX - 2) as f64 * p.dt as f64;
+        if !(e.start >= 0.0 && (e.start as f64) < last) {
+            return Err(invalid(field("start"), e.start.to_string(), format!("[0, {last:.4e}) s")));
+        }
+        if let Some(end) = e.end
+            && !(end > e.start && (end as f64) <= last)
+        {
+            return Err(invalid(field("end"), end.to_string(), format!("({}, {last:.4e}] s (after start)", e.start)));
+        }
+        match e.shape {
+            EmitterShape::Rectangle { size } => {
+                for (a, l) in size.iter().enumerate() {
+                    finite(&format!("shape.size[{a}]"), *l)?;
+                    if !((*l as f64) >= s && *l <= 10000.0) {
+                        return Err(invalid(
+                            field(&format!("shape.size[{a}]")),
+                            l.to_string(),
+                            format!("[{s}, 10000] m (at least a spacing)"),
+                        ));
+                    }
+                }
+            }
+            EmitterShape::Disc { radius } => {
+                finite("shape.radius", radius)?;
+                if !((radius as f64) >= 0.5 * s && radius <= 5000.0) {
+                    return Err(invalid(
+                        field("shape.radius"),
+                        radius.to_string(),
+                        format!("[{}, 5000] m (at least half a spacing)", 0.5 * s),
+                    ));
+                }
+            }
+        }
+        // before its points are made: an outline that cannot fit in the domain, or one of far
+        // more points than a layer may have, is refused from its size alone
+        let (area, across) = match e.shape {
+            EmitterShape::Rectangle { size } => (size[0] as f64 * size[1] as f64, (size[0] as f64).hypot(size[1] as f64)),
+            EmitterShape::Disc { radius } => (std::f64::consts::PI * (radius as f64).powi(2), 2.0 * radius as f64),
+        };
+        let diagonal = (dmax - dmin).length();
+        if across > diagonal {
+            return Err(invalid(
+                field("shape"),
+                format!("{:?}, {across:.4} m across", e.shape),
+                format!("an outline that fits in the domain (at most its diagonal, {diagonal:.4} m, across)"),
+            ));
+        }
+        if area / (s * s) > 2.0 * (1u64 << 24) as f64 {
+            return Err(invalid(
+                field("shape"),
+                format!("{:?}, about {:.3e} points", e.shape, area / (s * s)),
+                format!("at most {} points a layer", 1 << 24),
+            ));
+        }
+        // every point inside the domain, half a spacing from its faces
+        let points = self.emitter_points(i);
+        if points.len() > 1 << 24 {
+            return Err(invalid(field("shape"), format!("{} points", points.len()), format!("at most {} points a layer", 1 << 24)));
+        }
+        let margin = 0.5 * s - 1e-6;
+        if let Some(out) = points.iter().find(|x| x.cmplt(dmin + margin).any() || x.cmpgt(dmax - margin).any()) {
+            return Err(invalid(
+                field("center"),
+                format!("{:?}", e.center),
+                format!(
+                    "an emitter inside the domain {:?}..{:?}, half a spacing from its faces (its point ({:.4}, {:.4}, {:.4}) is not)",
+                    self.domain.min, self.domain.max, out.x, out.y, out.z
+                ),
             ));
         }
         Ok(())

@@ -30,9 +30,18 @@ impl Scene {
     /// Checks every value against its allowed range; the first violation is returned.
     pub fn validate(&self, file: &str) -> Result<(), SceneError> {
         let v = Validator { file };
-        let p = &self.physics;
-        let g = &self.grid;
+        self.check_numbers(&v)?;
+        self.check_physics(&v)?;
+        self.check_grid_and_domain(&v)?;
+        self.check_fluid(&v)?;
+        self.check_solids(&v)?;
+        self.check_probes(&v)?;
+        Ok(())
+    }
 
+    /// The block and solid counts, then every float finite, before anything compares them.
+    fn check_numbers(&self, v: &Validator) -> Result<(), SceneError> {
+        let (p, g) = (&self.physics, &self.grid);
         // the block count first: everything after is per block
         if self.fluid.len() > limits::MAX_FLUID_BLOCKS {
             return Err(v.invalid(
@@ -92,7 +101,12 @@ impl Scene {
         }
         v.finite("physics.dt", p.dt, "s")?;
         v.finite("grid.cell_size", g.cell_size, "× h")?;
+        Ok(())
+    }
 
+    /// The physics: each value in its range, and the conditions between them (the no-slip walls' viscous dt, the adaptive range, DFSPH's tolerances).
+    fn check_physics(&self, v: &Validator) -> Result<(), SceneError> {
+        let p = &self.physics;
         // physics
         let s = p.spacing;
         v.limit("physics.spacing", s, &limits::SPACING)?;
@@ -160,7 +174,13 @@ impl Scene {
             v.limit("physics.dfsph.divergence_tolerance", d.divergence_tolerance, &limits::DFSPH_TOLERANCE)?;
             v.limit("physics.dfsph.max_iterations", d.max_iterations, &limits::DFSPH_ITERATIONS)?;
         }
+        Ok(())
+    }
 
+    /// The grid, the walls and the domain's extent.
+    fn check_grid_and_domain(&self, v: &Validator) -> Result<(), SceneError> {
+        let g = &self.grid;
+        let s = self.physics.spacing;
         // grid and walls
         v.limit("grid.cell_size", g.cell_size, &limits::CELL_SIZE)?;
         v.limit("grid.capacity", g.capacity, &limits::CAPACITY)?;
@@ -180,7 +200,13 @@ impl Scene {
             );
             v.check(&format!("domain.max[{a}]"), dmax[a], ok, &allowed)?;
         }
+        Ok(())
+    }
 
+    /// The fluid entries: a box or a mesh each, inside the domain, at least a spacing long, no two overlapping.
+    fn check_fluid(&self, v: &Validator) -> Result<(), SceneError> {
+        let s = self.physics.spacing;
+        let (dmin, dmax) = (self.domain.min, self.domain.max);
         // fluid entries: a box or a mesh
         if self.fluid.is_empty() && self.emitters.is_empty() {
             return Err(v.invalid("fluid", "[]", "at least one block (or an emitter)"));
@@ -230,7 +256,12 @@ impl Scene {
                 &format!("no overlap with fluid[{}] = {} (blocks may touch)", block_index[j], block(c)),
             ));
         }
+        Ok(())
+    }
 
+    /// The solids' sizes (the rest is checked on their shapes, after the meshes are read).
+    fn check_solids(&self, v: &Validator) -> Result<(), SceneError> {
+        let s = self.physics.spacing;
         // solids: sizes (the rest is checked on their shapes, after the meshes are read)
         let thinnest = 2.0 * s;
         for (i, solid) in self.solids.iter().enumerate() {
@@ -276,7 +307,12 @@ impl Scene {
                 }
             }
         }
+        Ok(())
+    }
 
+    /// The probes: gauges inside the domain.
+    fn check_probes(&self, v: &Validator) -> Result<(), SceneError> {
+        let (dmin, dmax) = (self.domain.min, self.domain.max);
         // probes
         for (k, g) in self.probes.gauges.iter().enumerate() {
             let inside = format!("[{}, {}] m (the domain along x)", dmin[0], dmax[0]);
