@@ -1,7 +1,7 @@
 // Shared by every simulation pass: the uniform block, the cell index, the kernel and the
 // equation of state. Passes import it (src/wgsl.rs composes).
 //
-// #import constants, sim_params
+// #import constants, sim_params, diagnostics
 
 @group(0) @binding(0) var<uniform> params: SimParams;
 // Per-axis cell-order tables, concatenated (x, then y, then z): see src/sim/layout.rs.

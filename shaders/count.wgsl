@@ -14,7 +14,7 @@
 @group(0) @binding(6) var<storage, read_write> cell_of: array<u32>;
 @group(0) @binding(7) var<storage, read_write> rank: array<u32>;
 // src/sim/params.rs: Diagnostics (max_per_cell, overflows, ...)
-@group(0) @binding(8) var<storage, read_write> diag: array<atomic<u32>, 16>;
+@group(0) @binding(8) var<storage, read_write> diag: array<atomic<u32>, DIAG_WORDS>;
 
 override DIAGNOSTICS: bool = true;
 
@@ -46,11 +46,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         if lid == 0u {
             let m = atomicLoad(&wg_max);
             if m > 0u {
-                atomicMax(&diag[0], m);
+                atomicMax(&diag[DIAG_MAX_PER_CELL], m);
             }
             let o = atomicLoad(&wg_over);
             if o > 0u {
-                atomicAdd(&diag[1], o);
+                atomicAdd(&diag[DIAG_OVERFLOWS], o);
             }
         }
     }

@@ -17,7 +17,7 @@
 @group(0) @binding(4) var<storage, read_write> solve_state: array<u32, 8>;
 @group(0) @binding(5) var<storage, read_write> solve_args: array<u32, 8>;
 // src/sim/params.rs: Diagnostics
-@group(0) @binding(6) var<storage, read_write> diag: array<atomic<u32>, 16>;
+@group(0) @binding(6) var<storage, read_write> diag: array<atomic<u32>, DIAG_WORDS>;
 
 override BEGIN: bool = false;
 // the pressure solve (density tolerance; diagnostics words 13 and 15) or the divergence solve
@@ -50,10 +50,10 @@ fn main() {
         solve_state[4] = 1u;
         solve_args[0] = 0u;
         if DENSITY {
-            atomicStore(&diag[13], done);
-            atomicStore(&diag[15], bitcast<u32>(mean));
+            atomicStore(&diag[DIAG_PRESSURE_ITERATIONS], done);
+            atomicStore(&diag[DIAG_SOLVER_ERROR], bitcast<u32>(mean));
         } else {
-            atomicStore(&diag[14], done);
+            atomicStore(&diag[DIAG_DIVERGENCE_ITERATIONS], done);
         }
     } else {
         solve_state[3] = done + 1u;

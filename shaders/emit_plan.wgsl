@@ -12,7 +12,7 @@
 @group(0) @binding(3) var<storage, read> emitters: array<Emitter>;
 @group(0) @binding(4) var<storage, read_write> state: EmitState;
 // src/sim/params.rs: Diagnostics
-@group(0) @binding(5) var<storage, read_write> diag: array<atomic<u32>, 16>;
+@group(0) @binding(5) var<storage, read_write> diag: array<atomic<u32>, DIAG_WORDS>;
 
 @compute @workgroup_size(WG_SIZE)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -44,8 +44,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         }
         state.phase[e] = phase - PHASE_ONE;
     }
-    atomicAdd(&diag[5], used);
-    atomicAdd(&diag[6], starved);
-    atomicStore(&diag[7], free - used);
+    atomicAdd(&diag[DIAG_EMITTED], used);
+    atomicAdd(&diag[DIAG_STARVED], starved);
+    atomicStore(&diag[DIAG_FREE_SLOTS], free - used);
     state.step = step + 1u;
 }

@@ -13,7 +13,7 @@
 @group(0) @binding(4) var<storage, read_write> pos_mass: array<vec4<f32>>;
 @group(0) @binding(5) var<storage, read_write> vel_rho: array<vec4<f32>>;
 @group(0) @binding(6) var<storage, read> acc_in: array<vec4<f32>>;
-@group(0) @binding(7) var<storage, read_write> diag: array<atomic<u32>, 16>;
+@group(0) @binding(7) var<storage, read_write> diag: array<atomic<u32>, DIAG_WORDS>;
 @group(0) @binding(8) var<storage, read> emitters: array<Emitter>;
 @group(0) @binding(9) var<storage, read> emit_state: EmitState;
 
@@ -54,7 +54,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
     var x = p.xyz + params.dt * v;
     if !(all_finite(v) && all_finite(x)) {
-        atomicAdd(&diag[3], 1u);
+        atomicAdd(&diag[DIAG_NON_FINITE], 1u);
         vel_rho[i] = vec4<f32>(0.0, 0.0, 0.0, vr.w);
         return;
     }
@@ -66,13 +66,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if any(lo & open_lo) || any(hi & open_hi) {
         pos_mass[i] = vec4<f32>(x, 0.0);
         vel_rho[i] = vec4<f32>(0.0, 0.0, 0.0, params.rest_density);
-        atomicAdd(&diag[4], 1u);
+        atomicAdd(&diag[DIAG_OUTFLOW], 1u);
         return;
     }
     if any(lo) || any(hi) {
         x = clamp(x, params.domain_min, params.domain_max);
         v = select(v, vec3<f32>(0.0), lo | hi);
-        atomicAdd(&diag[2], 1u);
+        atomicAdd(&diag[DIAG_WALL_CLAMPS], 1u);
     }
     pos_mass[i] = vec4<f32>(x, p.w);
     vel_rho[i] = vec4<f32>(v, vr.w);

@@ -3,15 +3,7 @@
 // `reduce` writes one sum per block; the block sums are scanned the same way one level up; then
 // `down` rescans each block and adds its block's offset. No decoupled look-back: WebGPU gives
 // no forward-progress guarantee between workgroups. Not including common.wgsl: own bindings.
-
-struct ScanParams {
-    // elements read from `src` (beyond: zeros)
-    n_in: u32,
-    // elements written to `dst` (level 0: cells + 1, so dst[cells] is the total)
-    n_out: u32,
-    _pad0: u32,
-    _pad1: u32,
-}
+// #import scan_params
 
 @group(0) @binding(0) var<uniform> sp: ScanParams;
 @group(0) @binding(1) var<storage, read> src: array<u32>;

@@ -8,7 +8,7 @@
 //   per unit, as a 64-bit number in two words; each particle's share capped at 1).
 // - finish (FINISH true, one invocation): the adaptive dt from those maxima (the same formula
 //   as `physics::adaptive_dt`) or the fixed dt, the compensated simulated time, the diagnostics
-//   words; clears `reduce` for the next step. The step then copies `diag[8]` (dt) into
+//   words; clears `reduce` for the next step. The step then copies `diag[DIAG_DT]` (dt) into
 //   params.dt for the passes after it.
 //
 // #import common
@@ -19,7 +19,7 @@
 // [max speed bits, max acceleration bits, compression sum lo, hi, fluid count]
 @group(0) @binding(7) var<storage, read_write> reduce: array<atomic<u32>, 8>;
 // src/sim/params.rs: Diagnostics
-@group(0) @binding(8) var<storage, read_write> diag: array<atomic<u32>, 16>;
+@group(0) @binding(8) var<storage, read_write> diag: array<atomic<u32>, DIAG_WORDS>;
 
 override FINISH: bool = false;
 
@@ -68,9 +68,9 @@ fn finish() {
         }
         // at most DT_GROWTH times the last step's; at most half of it after a pressure solve
         // that stopped above its tolerance
-        let last = bitcast<f32>(atomicLoad(&diag[8]));
+        let last = bitcast<f32>(atomicLoad(&diag[DIAG_DT]));
         dt = min(dt, DT_GROWTH * last);
-        let unconverged = bitcast<f32>(atomicLoad(&diag[15])) > params.density_tolerance;
+        let unconverged = bitcast<f32>(atomicLoad(&diag[DIAG_SOLVER_ERROR])) > params.density_tolerance;
         if params.solver == SOLVER_DFSPH && unconverged {
             dt = min(dt, 0.5 * last);
         }
@@ -79,15 +79,15 @@ fn finish() {
         dt = params.dt;
     }
     // compensated sum (Kahan): time + time_lo carries what f32 alone would round away
-    let sum_t = bitcast<f32>(atomicLoad(&diag[9]));
-    let lo = bitcast<f32>(atomicLoad(&diag[10]));
+    let sum_t = bitcast<f32>(atomicLoad(&diag[DIAG_TIME]));
+    let lo = bitcast<f32>(atomicLoad(&diag[DIAG_TIME_LO]));
     let y = dt + lo;
     let t = sum_t + y;
-    atomicStore(&diag[8], bitcast<u32>(dt));
-    atomicStore(&diag[9], bitcast<u32>(t));
-    atomicStore(&diag[10], bitcast<u32>(y - (t - sum_t)));
-    atomicStore(&diag[11], bitcast<u32>(max_speed));
-    atomicStore(&diag[12], bitcast<u32>(mean));
+    atomicStore(&diag[DIAG_DT], bitcast<u32>(dt));
+    atomicStore(&diag[DIAG_TIME], bitcast<u32>(t));
+    atomicStore(&diag[DIAG_TIME_LO], bitcast<u32>(y - (t - sum_t)));
+    atomicStore(&diag[DIAG_MAX_SPEED], bitcast<u32>(max_speed));
+    atomicStore(&diag[DIAG_DENSITY_ERROR], bitcast<u32>(mean));
     for (var k = 0u; k < 8u; k++) {
         atomicStore(&reduce[k], 0u);
     }

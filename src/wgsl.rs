@@ -278,7 +278,7 @@ mod tests {
     #[test]
     fn generated_modules_are_no_files_and_are_imported() {
         let names: Vec<&str> = generated().map(|g| g.0).collect();
-        assert_eq!(names, [CONSTANTS, "sim_params", "frame_uniforms", "surface_uniforms", "emit_structs"]);
+        assert_eq!(names, [CONSTANTS, "sim_params", "frame_uniforms", "surface_uniforms", "emit_structs", "diagnostics", "scan_params"]);
         for name in &names {
             assert!(FILES.iter().all(|f| f.0 != *name), "`{name}` is a file and a generated module");
             assert!(FILES.iter().any(|f| imports(f.1).contains(name)), "no shader imports the generated `{name}`");

@@ -183,7 +183,7 @@ fn probe(module: &str, layout: &Layout) -> String {
 fn every_shared_struct_has_the_rust_layout_in_wgsl() {
     let layouts = wgsl::shared::layouts();
     let names: Vec<&str> = layouts.iter().map(|(_, l)| l.rust_name).collect();
-    assert_eq!(names, ["SimParams", "FrameUniforms", "SurfaceUniforms", "EmitterGpu", "EmitState"]);
+    assert_eq!(names, ["SimParams", "FrameUniforms", "SurfaceUniforms", "EmitterGpu", "EmitState", "Diagnostics", "ScanParams"]);
     for (module, layout) in &layouts {
         assert!(layout.members.len() >= 4, "{}: {:?}", layout.rust_name, layout.members);
         let text = probe(module, layout);
@@ -216,11 +216,19 @@ fn the_shaders_bind_the_generated_structs() {
 
 #[test]
 fn diagnostics_words_match_the_wgsl_array() {
-    // count.wgsl, integrate.wgsl and emit_plan.wgsl bind `diag` as array<atomic<u32>, 16>
+    // the passes that write diagnostics bind `diag` as an array of DIAG_WORDS atomic words and
+    // name each word by its generated constant, never by a number
     assert_eq!(size_of::<Diagnostics>(), 64);
-    for src in [shader::COUNT, shader::INTEGRATE, shader::EMIT_PLAN] {
+    let words = wgsl::source("diagnostics").unwrap();
+    assert!(words.contains("const DIAG_WORDS: u32 = 16u;"), "{words}");
+    assert!(words.contains("const DIAG_DT: u32 = 8u;") && words.contains("const DIAG_SOLVER_ERROR: u32 = 15u;"), "{words}");
+    for src in [shader::COUNT, shader::INTEGRATE, shader::EMIT_PLAN, shader::TIME_STEP, shader::DFSPH_CONTROL] {
         let text = src.compose().unwrap();
-        assert!(text.contains("var<storage, read_write> diag: array<atomic<u32>, 16>"), "{}", src.label);
+        assert!(text.contains("var<storage, read_write> diag: array<atomic<u32>, DIAG_WORDS>"), "{}", src.label);
+        let own = wgsl::source(src.file).unwrap();
+        let numbered = own.match_indices("diag[").filter(|(at, _)| own[at + 5..].starts_with(|c: char| c.is_ascii_digit())).count();
+        assert_eq!(numbered, 0, "{} indexes diag by number", src.label);
+        assert!(own.contains("diag[DIAG_"), "{} names its words", src.label);
     }
     assert_eq!(offset_of!(Diagnostics, max_per_cell), 0);
     assert_eq!(offset_of!(Diagnostics, overflows), 4);

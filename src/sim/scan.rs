@@ -14,13 +14,8 @@ pub const WG_SIZE: u32 = 256;
 /// Elements per workgroup block (4 per invocation).
 pub const BLOCK: u32 = 4 * WG_SIZE;
 
-#[repr(C)]
-#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
-struct ScanParams {
-    n_in: u32,
-    n_out: u32,
-    _pad: [u32; 2],
-}
+/// One level's uniform block, defined once with its WGSL (`scan_params`).
+use crate::wgsl::shared::ScanParams;
 
 #[derive(Clone)]
 pub struct ScanPass {

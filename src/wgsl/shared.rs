@@ -266,6 +266,62 @@ wgsl_struct! {
 
 const _: () = assert!(std::mem::size_of::<EmitState>() == 16 + 4 * 4 * MAX_EMITTERS);
 
+wgsl_struct! {
+    #[wgsl(storage)]
+    /// Diagnostic words the GPU writes (`diag` buffer), in this order. The shaders bind them as
+    /// `array<atomic<u32>, DIAG_WORDS>` and name each word by the constant the `diagnostics`
+    /// module generates from its field (`DIAG_MAX_PER_CELL` = 0, …, `DIAG_SOLVER_ERROR`).
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+    pub struct Diagnostics {
+        /// Largest cell occupancy seen by the last grid build (0 when diagnostics are compiled out).
+        pub max_per_cell: u32,
+        /// Particles that landed in a cell already holding `capacity` (last grid build).
+        pub overflows: u32,
+        /// Position clamps by the domain guard, cumulative since the simulation was created.
+        pub wall_clamps: u32,
+        /// Particles whose integrated state was not finite, cumulative (their step was discarded).
+        pub non_finite: u32,
+        /// Fluid particles that left through an open face, cumulative.
+        pub outflow: u32,
+        /// Fluid particles the emitters created, cumulative.
+        pub emitted: u32,
+        /// Particles the emitters could not create for want of free slots, cumulative.
+        pub starved: u32,
+        /// Free slots after the last step's emission (slots of no particle).
+        pub free_slots: u32,
+        /// The dt of the last step (written by sim.time_step every step; fixed or adaptive).
+        pub dt: f32,
+        /// Simulated time at the end of the last step, as a compensated f32 sum `time + time_lo`
+        /// (sim.time_step adds each step's dt).
+        pub time: f32,
+        pub time_lo: f32,
+        /// Fastest fluid particle at the last step's density pass, m/s.
+        pub max_speed: f32,
+        /// Mean compression `max(ρ − ρ0, 0)/ρ0` over fluid at the last step's density pass.
+        pub density_error: f32,
+        /// DFSPH: velocity updates of the last step's pressure and divergence solves.
+        pub pressure_iterations: u32,
+        pub divergence_iterations: u32,
+        /// DFSPH: the mean predicted compression the last pressure solve reached.
+        pub solver_error: f32,
+    }
+}
+
+wgsl_struct! {
+    #[wgsl(uniform)]
+    /// One level of grid.scan (`sp` in `shaders/scan.wgsl`).
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+    pub struct ScanParams {
+        /// Elements read from `src` (beyond: zeros).
+        pub n_in: u32,
+        /// Elements written to `dst` (level 0: cells + 1, so `dst[cells]` is the total).
+        pub n_out: u32,
+        pub _pad: [u32; 2] as pad,
+    }
+}
+
 fn one<T: WgslStruct>() -> String {
     T::wgsl()
 }
@@ -274,12 +330,28 @@ fn emit_module() -> String {
     format!("const MAX_EMITTERS: u32 = {MAX_EMITTERS}u;\n\n{}\n{}", EmitterGpu::wgsl(), EmitState::wgsl())
 }
 
+/// The diagnostics words' indices (`DIAG_` and the field's name in capitals) and their count,
+/// for shaders that bind `diag` as an array of atomics.
+fn diagnostics_module() -> String {
+    let mut out = String::from("// The words of `Diagnostics` of Rust (src/wgsl/shared.rs), generated: `diag[DIAG_DT]`.\n");
+    let members = Diagnostics::members();
+    for m in &members {
+        out.push_str(&format!("const DIAG_{}: u32 = {}u;\n", m.name.to_uppercase(), m.offset / 4));
+    }
+    out.push_str(&format!("const DIAG_WORDS: u32 = {}u;\n\n", std::mem::size_of::<Diagnostics>() / 4));
+    // the struct itself, for the layout test (the passes bind the words, as atomics)
+    out.push_str(&Diagnostics::wgsl());
+    out
+}
+
 /// The generated modules of shared structs: the name a shader imports, and its text.
 pub const MODULES: &[(&str, fn() -> String)] = &[
     ("sim_params", one::<SimParams>),
     ("frame_uniforms", one::<FrameUniforms>),
     ("surface_uniforms", one::<SurfaceUniforms>),
     ("emit_structs", emit_module),
+    ("diagnostics", diagnostics_module),
+    ("scan_params", one::<ScanParams>),
 ];
 
 /// Every shared struct's layout, with the module that declares it (what tests compare with
@@ -291,5 +363,7 @@ pub fn layouts() -> Vec<(&'static str, super::structs::Layout)> {
         ("surface_uniforms", SurfaceUniforms::layout()),
         ("emit_structs", EmitterGpu::layout()),
         ("emit_structs", EmitState::layout()),
+        ("diagnostics", Diagnostics::layout()),
+        ("scan_params", ScanParams::layout()),
     ]
 }
