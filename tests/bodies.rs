@@ -48,7 +48,12 @@ fn mesh_shells_are_even_and_cover_the_surface() {
     let here = Placement::new(1.0, [0.0; 3], [0.0; 3]);
     let shapes: [(&str, TriMesh, f64, f64); 3] = [
         ("sphere r = 0.5 m", uv_sphere(0.5, 96, 192), 4.0 * PI * 0.25, 4.0 / 3.0 * PI * (0.5f64.powi(3) - 0.48f64.powi(3))),
-        ("box 1.2 × 1 × 0.8 m", primitive_mesh(&Primitive::Box { half: DVec3::new(0.6, 0.5, 0.4) }, &here, 4), 2.0 * (1.2 + 0.8 + 0.96), 0.96 - 1.16 * 0.96 * 0.76),
+        (
+            "box 1.2 × 1 × 0.8 m",
+            primitive_mesh(&Primitive::Box { half: DVec3::new(0.6, 0.5, 0.4) }, &here, 4),
+            2.0 * (1.2 + 0.8 + 0.96),
+            0.96 - 1.16 * 0.96 * 0.76,
+        ),
         (
             "cylinder r = 0.6 m, 1.2 m high",
             primitive_mesh(&Primitive::Cylinder { radius: 0.6, half_height: 0.6 }, &here, 384),
@@ -97,7 +102,10 @@ fn root() -> std::path::PathBuf {
 #[test]
 fn steps_with_a_mesh_solid_and_a_moving_mesh_of_fluid_match_the_cpu_twin() {
     // the bowl scene at a coarse spacing: a small test case
-    let text = std::fs::read_to_string(root().join("scenes/bowl.ron")).unwrap().replace("spacing: 0.01,", "spacing: 0.025,").replace("dt: 0.0001,", "dt: 0.0002,");
+    let text = std::fs::read_to_string(root().join("scenes/bowl.ron"))
+        .unwrap()
+        .replace("spacing: 0.01,", "spacing: 0.025,")
+        .replace("dt: 0.0001,", "dt: 0.0002,");
     let scene = Scene::parse(&text, root().join("scenes/bowl.ron").to_str().unwrap()).expect("the coarse bowl scene");
     let state = common::build(&scene);
     assert!(state.n_fluid > 100 && state.n_boundary() > 1000, "{} fluid, {} boundary", state.n_fluid, state.n_boundary());
@@ -123,7 +131,6 @@ fn steps_with_a_mesh_solid_and_a_moving_mesh_of_fluid_match_the_cpu_twin() {
     eprintln!("{} fluid + {} boundary, {steps} steps: |dx| {dx:.2e} m, |dv| {dv:.2e} m/s", state.n_fluid, state.n_boundary());
     assert!(dx < 2e-5 && dv < 2e-3, "dx {dx:.2e}, dv {dv:.2e}");
 }
-
 
 /// A jet of 5 m/s against the thinnest plate a scene accepts (two spacings thick, across the
 /// whole tank), 2000 steps: not one fluid particle gets to the far side, and none is clamped at
@@ -161,7 +168,10 @@ fn a_fast_jet_does_not_get_through_the_thinnest_plate() {
         assert!(worst < far, "after {} steps a fluid particle is at x = {worst} m, past the plate's far face at {far} m", sim.steps());
     }
     let d = sim.read_diagnostics();
-    eprintln!("{} fluid particles, 2000 steps: the farthest reached x = {worst:.4} m (the plate spans 0.40–0.44 m), wall clamps {}, non-finite {}", state.n_fluid, d.wall_clamps, d.non_finite);
+    eprintln!(
+        "{} fluid particles, 2000 steps: the farthest reached x = {worst:.4} m (the plate spans 0.40–0.44 m), wall clamps {}, non-finite {}",
+        state.n_fluid, d.wall_clamps, d.non_finite
+    );
     assert_eq!(d.wall_clamps, 0, "clamps at the domain's faces");
     assert_eq!(d.non_finite, 0);
     assert!(worst > 0.35, "the jet reached the plate ({worst})");
@@ -179,14 +189,18 @@ fn the_scene_hash_covers_the_meshes() {
     std::fs::copy(root().join("assets/ball.stl"), dir.join("assets/ball.stl")).unwrap();
     let bowl = std::fs::read_to_string(root().join("assets/bowl.obj")).unwrap();
     std::fs::write(dir.join("assets/bowl.obj"), &bowl).unwrap();
-    let hash = || rillet::headless::scene_hash(&Scene::load(&dir.join("scenes/bowl.ron")).unwrap());
+    let path = dir.join("scenes/bowl.ron");
+    let hash = || rillet::scene::hash::scene_hash(&path, &Scene::load(&path).unwrap()).unwrap();
     let first = hash();
     assert_eq!(hash(), first, "the same files, the same scene");
     // the bowl 1 % larger: its vertex lines rewritten
     let larger: String = bowl
         .lines()
         .map(|l| match l.strip_prefix("v ") {
-            Some(v) => format!("v {}\n", v.split_whitespace().map(|c| (c.parse::<f64>().unwrap() * 1.01).to_string()).collect::<Vec<_>>().join(" ")),
+            Some(v) => format!(
+                "v {}\n",
+                v.split_whitespace().map(|c| (c.parse::<f64>().unwrap() * 1.01).to_string()).collect::<Vec<_>>().join(" ")
+            ),
             None => format!("{l}\n"),
         })
         .collect();
