@@ -102,24 +102,25 @@ fn probe_log(path: &Path, gauge_names: &[String], resumed: Option<u64>) -> anyho
     let mut rows = Vec::new();
     if let Some(from) = resumed {
         let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-        let lines: Vec<&str> = text.lines().collect();
-        for (k, line) in lines.iter().enumerate().skip(1) {
-            // a line cut short by a crash can only be the last one; a bad line before it is
-            // damage, and the rows after it would be lost with it
-            let Some(row) = ProbeRow::parse(line, gauge_names.len()) else {
-                anyhow::ensure!(
-                    k + 1 == lines.len(),
-                    "{}: line {} is damaged (not a probe row of this run) and {} rows follow it: repair or remove that line, then resume",
-                    path.display(),
-                    k + 1,
-                    lines.len() - k - 1
-                );
-                break;
-            };
-            if row.step <= from {
-                kept.push(row.csv());
-                rows.push(row);
+        let (read, bad) = probe::columns::read(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        // a line cut short by a crash can only be the last one; a bad line before it is damage,
+        // and the rows after it would be lost with it
+        if let Some(bad) = bad.filter(|b| !b.last) {
+            let lines = text.lines().count();
+            anyhow::bail!(
+                "{}: line {} is damaged (not a probe row of this run: {}) and {} rows follow it: repair or remove that line, then resume",
+                path.display(),
+                bad.line,
+                bad.why,
+                lines - bad.line
+            );
+        }
+        for row in read.into_iter().filter(|r| r.step <= from) {
+            if row.gauges.len() != gauge_names.len() {
+                anyhow::bail!("{}: its rows have {} gauges, this run {}", path.display(), row.gauges.len(), gauge_names.len());
             }
+            kept.push(row.csv());
+            rows.push(row);
         }
     }
     write_whole(path, format!("{}\n", kept.join("\n")).as_bytes())?;

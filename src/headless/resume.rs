@@ -5,7 +5,7 @@ use super::outputs::LEAKS_FILE;
 use super::settings::{Outcome, RunSettings};
 use super::{EXPORT_FOLDER, RunMeta, RunResult, Start};
 use crate::checkpoint::Checkpoint;
-use crate::probes::{ProbeRow, ProfileBin};
+use crate::probes::ProfileBin;
 use crate::scene::Scene;
 use anyhow::Context;
 use std::path::Path;
@@ -159,13 +159,11 @@ pub fn read_run(dir: &Path) -> anyhow::Result<RunResult> {
         std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))
     };
     let meta: RunMeta = serde_json::from_str(&read("run.json")?).with_context(|| format!("{}: bad run.json", dir.display()))?;
-    let n_gauges = meta.gauges.len() + meta.point_gauges.len();
-    let rows = read("probes.csv")?
-        .lines()
-        .skip(1)
-        .enumerate()
-        .map(|(i, l)| ProbeRow::parse(l, n_gauges).with_context(|| format!("{}/probes.csv: bad line {}", dir.display(), i + 2)))
-        .collect::<anyhow::Result<_>>()?;
+    let probes = dir.join("probes.csv");
+    let (rows, bad) = crate::probes::columns::read(&read("probes.csv")?).map_err(|e| anyhow::anyhow!("{}: {e}", probes.display()))?;
+    if let Some(bad) = bad {
+        anyhow::bail!("{}: bad line {}: {}", probes.display(), bad.line, bad.why);
+    }
     let profile = read("profile.csv")?
         .lines()
         .skip(1)
