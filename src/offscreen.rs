@@ -72,7 +72,11 @@ pub struct RenderArgs {
 fn parse_smoothing(s: &str) -> Result<f32, String> {
     let range = crate::render::surface::FILTER_RADIUS;
     let v: f32 = s.trim().parse().map_err(|_| format!("`{s}` is not a number"))?;
-    if range.contains(&v) { Ok(v) } else { Err(format!("{v} is out of range: allowed [{}, {}] particle spacings", range.start(), range.end())) }
+    if range.contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!("{v} is out of range: allowed [{}, {}] particle spacings", range.start(), range.end()))
+    }
 }
 
 /// What `render.json` records.
@@ -191,13 +195,14 @@ pub fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -> anyho
     let mut bar = crate::progress::Progress::new(label, args.frames, !args.quiet).counting("frame");
     // the simulated time a progress line shows: step × dt, unknown on the CPU for an adaptive dt
     let fixed_dt = (!sim.is_adaptive()).then(|| sim.params().dt as f64);
-    let mut in_flight: Option<wgpu::SubmissionIndex> = None;
+    let mut ahead = crate::ahead::OneAhead::new();
     // the run's health, as `rillet run` and the app watch it: the GPU's counters and the fastest
     // particle of every frame, copied out with the frame (read without waiting)
     let mut health = crate::health::Health::new(sim.params());
     let mut guards = crate::health::GuardTotals::default();
     let mut blown: Option<crate::health::Finding> = None;
-    let mut diagnostics = Readback::<u64>::new(device, "render.offscreen.diagnostics", std::mem::size_of::<crate::sim::params::Diagnostics>() as u64, 3);
+    let mut diagnostics =
+        Readback::<u64>::new(device, "render.offscreen.diagnostics", std::mem::size_of::<crate::sim::params::Diagnostics>() as u64, 3);
     let n_fluid = sim.params().n_fluid as u64;
     let mut judge = |frame: u64, bytes: &[u8], warned: &mut dyn FnMut(&crate::health::Finding)| -> Option<crate::health::Finding> {
         let step = frame * args.substeps as u64;
@@ -252,9 +257,7 @@ pub fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -> anyho
             t.submitted();
         }
         // the CPU records frame k + 1 while the GPU draws frame k: wait for frame k - 1 only
-        if let Some(previous) = in_flight.replace(submitted) {
-            device.poll(wgpu::PollType::Wait { submission_index: Some(previous), timeout: None }).context("GPU wait")?;
-        }
+        ahead.submitted(device, submitted)?;
         if !take(&mut pixels, &mut timer, &mut times) {
             // the writer stopped on an error: its message follows below
             break 'frames;
@@ -262,17 +265,14 @@ pub fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -> anyho
         frames = frame;
         bar.update(frame, fixed_dt.map_or(f64::NAN, |dt| (frame * args.substeps as u64) as f64 * dt));
         for (done, bytes) in diagnostics.take_ready() {
-            if let Some(f) = judge(done, &bytes, &mut |f| {
-                bar.clear();
-                eprintln!("{label}: {f}");
-            }) {
+            if let Some(f) = judge(done, &bytes, &mut |f| bar.say(&format!("{label}: {f}"))) {
                 blown = Some(f);
                 break 'frames;
             }
         }
     }
     bar.finish();
-    device.poll(wgpu::PollType::wait_indefinitely()).context("GPU wait")?;
+    ahead.drain(device)?;
     let wall_seconds = t0.elapsed().as_secs_f64();
     take(&mut pixels, &mut timer, &mut times);
     if blown.is_none() {
@@ -302,8 +302,11 @@ pub fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -> anyho
     // the first frames warm up (pipelines, caches): the means of the second half
     let tail = &times[times.len() / 2..];
     let mean = |k: usize| tail.iter().map(|t: &Vec<f64>| t[k]).sum::<f64>() / tail.len() as f64;
-    let pass_times: Vec<PassTime> =
-        if tail.is_empty() { Vec::new() } else { passes.iter().enumerate().map(|(k, p)| PassTime { pass: p.to_string(), ms_per_frame: mean(k) }).collect() };
+    let pass_times: Vec<PassTime> = if tail.is_empty() {
+        Vec::new()
+    } else {
+        passes.iter().enumerate().map(|(k, p)| PassTime { pass: p.to_string(), ms_per_frame: mean(k) }).collect()
+    };
     let report = RenderReport {
         scene: label.to_string(),
         adapter: gpu.describe(),
@@ -335,7 +338,10 @@ const HOST_BYTES_PER_PIXEL: u64 = 4 * 7;
 pub fn check_size(gpu: &Gpu, size: (u32, u32), view: View, no_images: bool, available: Option<u64>) -> anyhow::Result<()> {
     let (w, h) = size;
     let max_dim = gpu.limits.max_texture_dimension_2d;
-    anyhow::ensure!(w <= max_dim && h <= max_dim, "--size {w}x{h} is out of range: this device draws images of at most {max_dim} pixels a side");
+    anyhow::ensure!(
+        w <= max_dim && h <= max_dim,
+        "--size {w}x{h} is out of range: this device draws images of at most {max_dim} pixels a side"
+    );
     let pixels = w as u64 * h as u64;
     if view == View::Surface {
         // the depth splat keeps 4 bytes a pixel in one storage binding

@@ -425,12 +425,11 @@ impl<'a> RunLoop<'a> {
         self.rows.push(row);
         match finding {
             Some(f) if f.blow_up => {
-                self.bar.clear();
+                self.bar.finish();
                 self.stopped = Some(Stopped::BlowUp { finding: f, out: self.outputs.folder_name(), kept: "probes" });
             }
             Some(f) => {
-                self.bar.clear();
-                eprintln!("{}: {f}", self.label);
+                self.bar.say(&format!("{}: {f}", self.label));
                 self.watch.warnings.push(f.to_string());
             }
             None => {}
@@ -451,8 +450,7 @@ impl<'a> RunLoop<'a> {
 
     /// A warning: said (below the bar) and kept for run.json.
     fn warn(&mut self, w: String) {
-        self.bar.clear();
-        eprintln!("{}: {w}", self.label);
+        self.bar.say(&format!("{}: {w}", self.label));
         self.watch.warnings.push(w);
     }
 
