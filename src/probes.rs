@@ -2,6 +2,7 @@
 //!
 //! Every definition here is what `docs/VALIDATION.md` quotes; change one only together with it.
 
+use crate::scene::cells::CellGrid;
 use crate::sim::Particles;
 use crate::sim::params::SimParams;
 
@@ -262,78 +263,6 @@ pub fn neighbour_counts(setup: &ProbeSetup, p: &Particles) -> Vec<u32> {
             xs.chunks(chunk).map(|part| scope.spawn(move || part.iter().map(|&x| count(x)).collect::<Vec<u32>>())).collect();
         parts.into_iter().flat_map(|h| h.join().expect("a neighbour count thread panicked")).collect()
     })
-}
-
-/// The particles of a point set by cell of size h (keys `floor(x / h)`): a dense grid over the
-/// points' bounding box, counting-sorted, where that box has at most a few cells per point
-/// (the usual case; the neighbour counts of the 1M benchmark's 1.39M particles took 0.22 s
-/// instead of the hash map's 0.66 s on the two-core development machine), otherwise a hash map
-/// (a few points spread far apart).
-enum CellGrid {
-    Dense { h: f64, lo: [i64; 3], dims: [i64; 3], start: Vec<u32>, order: Vec<u32> },
-    Sparse { h: f64, cells: std::collections::HashMap<[i64; 3], Vec<u32>> },
-}
-
-impl CellGrid {
-    fn new(points: &[[f64; 3]], h: f64) -> Self {
-        let key = |x: [f64; 3]| [(x[0] / h).floor() as i64, (x[1] / h).floor() as i64, (x[2] / h).floor() as i64];
-        let (mut lo, mut hi) = ([i64::MAX; 3], [i64::MIN; 3]);
-        for &x in points {
-            let k = key(x);
-            for a in 0..3 {
-                lo[a] = lo[a].min(k[a]);
-                hi[a] = hi[a].max(k[a]);
-            }
-        }
-        let dims = [0, 1, 2].map(|a| (hi[a] - lo[a] + 1).max(1));
-        let cells = dims.iter().try_fold(1i64, |n, &d| n.checked_mul(d));
-        let dense_limit = 8 * points.len() as i64 + (1 << 20);
-        if points.is_empty() || cells.is_none_or(|c| c > dense_limit) {
-            let mut cells: std::collections::HashMap<[i64; 3], Vec<u32>> = std::collections::HashMap::new();
-            for (i, &x) in points.iter().enumerate() {
-                cells.entry(key(x)).or_default().push(i as u32);
-            }
-            return CellGrid::Sparse { h, cells };
-        }
-        let index = |k: [i64; 3]| ((k[2] - lo[2]) * dims[1] + (k[1] - lo[1])) * dims[0] + (k[0] - lo[0]);
-        let cell_of: Vec<usize> = points.iter().map(|&x| index(key(x)) as usize).collect();
-        let mut start = vec![0u32; cells.unwrap_or(0) as usize + 1];
-        for &c in &cell_of {
-            start[c + 1] += 1;
-        }
-        for c in 1..start.len() {
-            start[c] += start[c - 1];
-        }
-        let mut fill = start.clone();
-        let mut order = vec![0u32; points.len()];
-        for (i, &c) in cell_of.iter().enumerate() {
-            order[fill[c] as usize] = i as u32;
-            fill[c] += 1;
-        }
-        CellGrid::Dense { h, lo, dims, start, order }
-    }
-
-    fn key(&self, x: [f64; 3]) -> [i64; 3] {
-        let h = match self {
-            CellGrid::Dense { h, .. } | CellGrid::Sparse { h, .. } => *h,
-        };
-        [(x[0] / h).floor() as i64, (x[1] / h).floor() as i64, (x[2] / h).floor() as i64]
-    }
-
-    /// The points in cell `k` (none outside the grid).
-    fn members(&self, k: [i64; 3]) -> &[u32] {
-        match self {
-            CellGrid::Sparse { cells, .. } => cells.get(&k).map_or(&[][..], |v| v.as_slice()),
-            CellGrid::Dense { lo, dims, start, order, .. } => {
-                let r = [0, 1, 2].map(|a| k[a] - lo[a]);
-                if (0..3).any(|a| r[a] < 0 || r[a] >= dims[a]) {
-                    return &[];
-                }
-                let c = ((r[2] * dims[1] + r[1]) * dims[0] + r[0]) as usize;
-                &order[start[c] as usize..start[c + 1] as usize]
-            }
-        }
-    }
 }
 
 /// Measures every probe of a particle readback (the GPU counters are the caller's to fill in).

@@ -4,6 +4,7 @@
 
 pub mod blocks;
 pub mod bodies;
+pub mod cells;
 pub mod geometry;
 pub mod hash;
 pub mod inflow;
