@@ -177,6 +177,42 @@ pub fn read_run(dir: &Path) -> anyhow::Result<RunResult> {
 mod tests {
     use super::*;
 
+    /// A checkpoint is of the scene file's bytes (an edited comment makes another scene), or of
+    /// the hash older versions wrote, accepted with a note; anything else is refused with the
+    /// command that starts the run anew.
+    #[test]
+    fn a_checkpoint_is_of_the_scene_files_bytes_or_of_the_older_hash() {
+        let dir = std::env::temp_dir().join(format!("rillet-scene-hash-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("s.ron");
+        let text = "(domain: (min: (0, 0, 0), max: (1, 1, 1)), fluid: [(min: (0, 0, 0), max: (0.2, 0.2, 0.2))], physics: (spacing: 0.02))";
+        std::fs::write(&path, text).unwrap();
+        let scene = Scene::load(&path).unwrap();
+        let ck = |scene_hash| Checkpoint {
+            scene_hash,
+            step: 0,
+            time: 0.0,
+            n_fluid: 0,
+            wall_clamps: 0,
+            non_finite: 0,
+            flow: [0; 3],
+            pos_mass: vec![],
+            vel_rho: vec![],
+            step_state: None,
+        };
+        let check = |c: &Checkpoint| check_scene_hash(c, &dir.join("checkpoint.bin"), &path, &scene, "s.ron", &dir);
+        let hash = crate::scene::hash::scene_hash(&path, &scene).unwrap();
+        assert!(check(&ck(hash)).is_ok());
+        assert!(check(&ck(crate::scene::hash::legacy_scene_hash(&scene))).is_ok(), "a checkpoint of an older version");
+        let err = check(&ck(hash ^ 1)).unwrap_err().to_string();
+        assert!(err.contains("checkpoint is of another scene") && err.contains("--overwrite"), "{err}");
+        std::fs::write(&path, format!("{text}\n// edited\n")).unwrap();
+        assert_ne!(crate::scene::hash::scene_hash(&path, &scene).unwrap(), hash, "an edited file is another scene");
+        std::fs::remove_file(&path).unwrap();
+        assert!(crate::scene::hash::scene_hash(&path, &scene).unwrap_err().to_string().contains("s.ron"), "an error names the file");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     /// A resumed export keeps its frames' times as written (an adaptive dt's are no multiple of
     /// the step), up to the checkpoint's step.
     #[test]
