@@ -34,13 +34,16 @@ pub struct Progress {
     on: bool,
     /// The bar, on a terminal (while it is on).
     bar: Option<ProgressBar>,
+    /// Whether the bar has been drawn yet.
+    shown: bool,
     last_decile: u64,
 }
 
 impl Progress {
     pub fn new(label: &str, total: u64, on: bool) -> Self {
         let bar = (on && std::io::stderr().is_terminal()).then(|| {
-            let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr_with_hz(10));
+            // drawn from the first update on: what is said before (a run's first line) comes first
+            let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden());
             bar.set_style(
                 ProgressStyle::with_template("{prefix} [{bar:30}] {percent:>3}% {msg}, {eta} left")
                     .expect("a valid template")
@@ -49,7 +52,8 @@ impl Progress {
             bar.set_prefix(label.to_string());
             bar
         });
-        let p = Self { label: label.to_string(), total, from: 0, unit: "step", start: Instant::now(), on, bar, last_decile: 0 };
+        let p =
+            Self { label: label.to_string(), total, from: 0, unit: "step", start: Instant::now(), on, bar, shown: false, last_decile: 0 };
         p.count(0, f64::NAN);
         p
     }
@@ -92,6 +96,10 @@ impl Progress {
             return;
         }
         if let Some(bar) = &self.bar {
+            if !self.shown {
+                self.shown = true;
+                bar.set_draw_target(ProgressDrawTarget::stderr_with_hz(10));
+            }
             self.count(done, sim_time);
             bar.set_position(done);
             return;
@@ -127,6 +135,10 @@ impl Progress {
     pub fn finish(&mut self) {
         if let Some(bar) = self.bar.take() {
             bar.abandon();
+            // indicatif leaves the cursor at the end of the bar's line
+            if self.shown {
+                eprintln!();
+            }
         }
     }
 }
