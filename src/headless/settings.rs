@@ -263,6 +263,43 @@ mod tests {
         assert!(parse_velocity("0:nan,0,0").is_err());
     }
 
+    /// The settings of a fresh run: the scene's gauges then the flags' (none twice), the probe
+    /// interval from --every, else the scene's, else about 500 probes; the export at the probe
+    /// interval unless --export-every says otherwise; none without --export.
+    #[test]
+    fn settings_from_the_command_line_and_the_scene() {
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            run: RunArgs,
+        }
+        let args = |a: &[&str]| <Cli as clap::Parser>::try_parse_from(std::iter::once("rillet").chain(a.iter().copied())).unwrap().run;
+        let scene = Scene::parse(
+            "(domain: (min: (0, 0, 0), max: (1, 1, 1)), fluid: [(min: (0, 0, 0), max: (0.2, 0.2, 0.2))], physics: (spacing: 0.02),
+              probes: (gauges: [0.1], point_gauges: [(0.5, 0.5)], every: 7))",
+            "s.ron",
+        )
+        .unwrap();
+        let s = RunSettings::from_args(&args(&["s.ron", "--gauges", "0.3,0.1", "--export", "vtk", "--quiet"]), &scene);
+        assert_eq!(
+            (s.steps, s.every, s.gauges.clone(), s.point_gauges.clone(), s.progress),
+            (DEFAULT_STEPS, 7, vec![0.1, 0.3], vec![[0.5, 0.5]], false)
+        );
+        assert_eq!(s.export.map(|e| (e.every, e.boundary)), Some((7, false)));
+        let s = RunSettings::from_args(
+            &args(&["s.ron", "--every", "3", "--export", "ply", "--export-every", "20", "--profile-fraction", "2"]),
+            &scene,
+        );
+        assert_eq!((s.every, s.export.map(|e| e.every), s.profile_fraction, s.progress), (3, Some(20), 1.0, true));
+        let bare = Scene::parse(
+            "(domain: (min: (0, 0, 0), max: (1, 1, 1)), fluid: [(min: (0, 0, 0), max: (0.2, 0.2, 0.2))], physics: (spacing: 0.02))",
+            "b.ron",
+        )
+        .unwrap();
+        let s = RunSettings::from_args(&args(&["b.ron", "--steps", "5000"]), &bare);
+        assert_eq!((s.every, s.export), (10, None));
+    }
+
     /// The outcome reads back as the words it was written with.
     #[test]
     fn outcomes_keep_their_words() {
