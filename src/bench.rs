@@ -259,14 +259,15 @@ pub fn bandwidth_table(results: &[BenchResult], copy: Option<f64>) -> String {
     s
 }
 
-/// A progress line on stderr, rewritten in place.
+/// A progress bar on stderr for [`run`]'s (done, total) steps ([`crate::progress::Progress`]).
 pub fn progress_line(label: &str) -> impl FnMut(u32, u32) + '_ {
+    let mut bar: Option<crate::progress::Progress> = None;
     move |done, total| {
-        eprint!("\r{label}: step {done}/{total}   ");
+        let b = bar.get_or_insert_with(|| crate::progress::Progress::new(label, total as u64, true));
+        b.update(done as u64, f64::NAN);
         if done == total {
-            eprintln!();
+            b.finish();
         }
-        let _ = std::io::stderr().flush();
     }
 }
 
@@ -404,21 +405,23 @@ pub fn realtime(
             sim.record_step(&mut enc);
             sim.record_diagnostics_copy(&mut enc, log, k as u64 * word);
         }
-        gpu.queue.submit([enc.finish()]);
+        gpu.queue.submit([enc.finish()])
     };
+    let mut bar = crate::progress::Progress::new(variant, (sim_time * 1e3).ceil() as u64, progress).counting("ms simulated");
+    let mut ahead = crate::ahead::OneAhead::new();
     let t0 = Instant::now();
-    submit(&mut sim, &logs[0]);
+    ahead.submitted(&gpu.device, submit(&mut sim, &logs[0]))?;
     let mut cur = 0;
     let mut steps = 0u64;
     let (mut dt_min, mut dt_max, mut err_sum, mut err_max) = (f64::MAX, 0.0f64, 0.0, 0.0f64);
     let (mut p_sum, mut p_max, mut d_sum, mut d_max) = (0u64, 0u32, 0u64, 0u32);
     let mut last = Diagnostics::default();
     let wall = loop {
-        // queue the next batch, then read this one
-        submit(&mut sim, &logs[1 - cur]);
+        // queue the next batch, then read this one: waiting for it only, not for the next
+        let next = submit(&mut sim, &logs[1 - cur]);
         let slice = logs[cur].slice(..);
         slice.map_async(wgpu::MapMode::Read, |r| r.expect("map the realtime log"));
-        wait(gpu);
+        ahead.submitted(&gpu.device, next)?;
         let wall = t0.elapsed().as_secs_f64();
         {
             let bytes = slice.get_mapped_range().map_err(|e| anyhow::anyhow!("{variant}: cannot read the step log: {e}"))?;
@@ -452,19 +455,14 @@ pub fn realtime(
         }
         logs[cur].unmap();
         anyhow::ensure!(last.non_finite == 0, "{variant}: {} particles went non-finite", last.non_finite);
-        if progress {
-            eprint!("\r{variant}: t = {:.3} s of {sim_time} s, {steps} steps, {:.1} s wall   ", last.sim_time(), wall);
-            let _ = std::io::stderr().flush();
-        }
+        bar.update(((last.sim_time() * 1e3) as u64).min((sim_time * 1e3).ceil() as u64), last.sim_time());
         if last.sim_time() >= sim_time {
             break wall;
         }
         cur = 1 - cur;
     };
-    wait(gpu);
-    if progress {
-        eprintln!();
-    }
+    ahead.drain(&gpu.device)?;
+    bar.finish();
     let n = steps as f64;
     Ok(RealtimeResult {
         variant: variant.to_string(),

@@ -3,6 +3,7 @@
 //! The simulation step lives in [`sim`] (one module per GPU pass), its CPU twin in
 //! [`reference`], scenes (schema, validation, initial state) in [`scene`].
 
+pub mod ahead;
 pub mod app;
 pub mod bench;
 pub mod checkpoint;

@@ -196,7 +196,7 @@ pub fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -> anyho
     let mut bar = crate::progress::Progress::new(label, args.frames, !args.quiet).counting("frame");
     // the simulated time a progress line shows: step × dt, unknown on the CPU for an adaptive dt
     let fixed_dt = (!sim.is_adaptive()).then(|| sim.params().dt as f64);
-    let mut in_flight: Option<wgpu::SubmissionIndex> = None;
+    let mut ahead = crate::ahead::OneAhead::new();
     // the run's health, as `rillet run` and the app watch it: the GPU's counters and the fastest
     // particle of every frame, copied out with the frame (read without waiting)
     let mut health = crate::health::Health::new(sim.params());
@@ -261,9 +261,7 @@ pub fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -> anyho
             t.submitted();
         }
         // the CPU records frame k + 1 while the GPU draws frame k: wait for frame k - 1 only
-        if let Some(previous) = in_flight.replace(submitted) {
-            device.poll(wgpu::PollType::Wait { submission_index: Some(previous), timeout: None }).context("GPU wait")?;
-        }
+        ahead.submitted(device, submitted)?;
         if !take(&mut pixels, &mut timer, &mut times) {
             // the writer stopped on an error: its message follows below
             break 'frames;
@@ -271,17 +269,14 @@ pub fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -> anyho
         frames = frame;
         bar.update(frame, fixed_dt.map_or(f64::NAN, |dt| (frame * args.substeps as u64) as f64 * dt));
         for (done, bytes) in diagnostics.take_ready() {
-            if let Some(f) = judge(done, &bytes, &mut |f| {
-                bar.clear();
-                eprintln!("{label}: {f}");
-            }) {
+            if let Some(f) = judge(done, &bytes, &mut |f| bar.say(&format!("{label}: {f}"))) {
                 blown = Some(f);
                 break 'frames;
             }
         }
     }
     bar.finish();
-    device.poll(wgpu::PollType::wait_indefinitely()).context("GPU wait")?;
+    ahead.drain(device)?;
     let wall_seconds = t0.elapsed().as_secs_f64();
     take(&mut pixels, &mut timer, &mut times);
     if blown.is_none() {

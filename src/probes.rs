@@ -2,8 +2,11 @@
 //!
 //! Every definition here is what `docs/VALIDATION.md` quotes; change one only together with it.
 
+use crate::scene::cells::CellGrid;
 use crate::sim::Particles;
 use crate::sim::params::SimParams;
+
+pub mod columns;
 
 /// What the probes need to know about a run.
 #[derive(Clone, Debug)]
@@ -168,104 +171,15 @@ impl ProbeRow {
         self.kinetic + self.potential + self.elastic
     }
 
-    /// The CSV header for gauges named as [`ProbeSetup::gauge_names`] names them.
+    /// The CSV header for gauges named as [`ProbeSetup::gauge_names`] names them (the columns:
+    /// [`columns`]).
     pub fn header(gauges: &[String]) -> String {
-        let mut s = String::from("step,time_s,front_m");
-        for g in gauges {
-            s.push_str(&format!(",height_m_at_{g}"));
-        }
-        s.push_str(",max_density_error,mean_density_error,max_density_error_interior");
-        s.push_str(",kinetic_J,potential_J,elastic_J,momentum_x,momentum_y,momentum_z");
-        s.push_str(",max_speed_m_s,min_wall_distance_m,wall_clamps,non_finite,outside");
-        s.push_str(",max_density_error_bulk,spray,max_compression,wall_clamps_per_step,max_per_cell,overflows,inside_solids");
-        s.push_str(",fluid_particles,outflow,emitted,starved");
-        s.push_str(",dt,max_speed,density_error,pressure_iterations,divergence_iterations,solver_error");
-        s
+        columns::header(gauges)
     }
 
+    /// This row as a line of probes.csv (no newline).
     pub fn csv(&self) -> String {
-        let mut s = format!("{},{:.7},{:.6}", self.step, self.time, self.front);
-        for g in &self.gauges {
-            s.push_str(&format!(",{g:.6}"));
-        }
-        s.push_str(&format!(",{:.6e},{:.6e},{:.6e}", self.max_density_error, self.mean_density_error, self.max_density_error_interior));
-        s.push_str(&format!(",{:.9e},{:.9e},{:.9e}", self.kinetic, self.potential, self.elastic));
-        s.push_str(&format!(",{:.9e},{:.9e},{:.9e}", self.momentum[0], self.momentum[1], self.momentum[2]));
-        s.push_str(&format!(
-            ",{:.6},{:.6e},{},{},{}",
-            self.max_speed, self.min_wall_distance, self.wall_clamps, self.non_finite, self.outside
-        ));
-        s.push_str(&format!(
-            ",{:.6e},{},{:.6e},{:.6},{},{}",
-            self.max_density_error_bulk, self.spray, self.max_compression, self.wall_clamps_per_step, self.max_per_cell, self.overflows
-        ));
-        s.push_str(&format!(",{}", self.inside_solids));
-        s.push_str(&format!(",{},{},{},{}", self.fluid_particles, self.outflow, self.emitted, self.starved));
-        s.push_str(&format!(
-            ",{:.6e},{:.6},{:.6e},{},{},{:.6e}",
-            self.dt, self.step_max_speed, self.density_error, self.pressure_iterations, self.divergence_iterations, self.solver_error
-        ));
-        s
-    }
-
-    /// Parses a line written by [`ProbeRow::csv`] with `n_gauges` gauges (also one written
-    /// before the `inside_solids` column, the flow columns or the step columns — `dt` to
-    /// `solver_error` — which then read 0).
-    pub fn parse(line: &str, n_gauges: usize) -> Option<ProbeRow> {
-        let f: Vec<&str> = line.trim().split(',').collect();
-        let base = 3 + n_gauges + 3 + 6 + 5 + 6;
-        if ![base, base + 1, base + 5, base + 11].contains(&f.len()) {
-            return None;
-        }
-        let num = |i: usize| f[i].parse::<f64>().ok();
-        let mut k = 3 + n_gauges;
-        let mut next = || {
-            k += 1;
-            num(k - 1)
-        };
-        let mut row = ProbeRow {
-            step: f[0].parse().ok()?,
-            time: num(1)?,
-            front: num(2)?,
-            gauges: (0..n_gauges).map(|g| num(3 + g)).collect::<Option<_>>()?,
-            ..Default::default()
-        };
-        row.max_density_error = next()?;
-        row.mean_density_error = next()?;
-        row.max_density_error_interior = next()?;
-        row.kinetic = next()?;
-        row.potential = next()?;
-        row.elastic = next()?;
-        row.momentum = [next()?, next()?, next()?];
-        row.max_speed = next()?;
-        row.min_wall_distance = next()?;
-        row.wall_clamps = next()? as u64;
-        row.non_finite = next()? as u64;
-        row.outside = next()? as u32;
-        row.max_density_error_bulk = next()?;
-        row.spray = next()? as u32;
-        row.max_compression = next()?;
-        row.wall_clamps_per_step = next()?;
-        row.max_per_cell = next()? as u32;
-        row.overflows = next()? as u32;
-        if f.len() > base {
-            row.inside_solids = next()? as u32;
-        }
-        if f.len() >= base + 5 {
-            row.fluid_particles = next()? as u64;
-            row.outflow = next()? as u64;
-            row.emitted = next()? as u64;
-            row.starved = next()? as u64;
-        }
-        if f.len() == base + 11 {
-            row.dt = next()?;
-            row.step_max_speed = next()?;
-            row.density_error = next()?;
-            row.pressure_iterations = next()? as u32;
-            row.divergence_iterations = next()? as u32;
-            row.solver_error = next()?;
-        }
-        Some(row)
+        columns::line(self)
     }
 
     /// Fills the step columns (`dt` to `solver_error`) from the diagnostics read at this row.
@@ -349,78 +263,6 @@ pub fn neighbour_counts(setup: &ProbeSetup, p: &Particles) -> Vec<u32> {
             xs.chunks(chunk).map(|part| scope.spawn(move || part.iter().map(|&x| count(x)).collect::<Vec<u32>>())).collect();
         parts.into_iter().flat_map(|h| h.join().expect("a neighbour count thread panicked")).collect()
     })
-}
-
-/// The particles of a point set by cell of size h (keys `floor(x / h)`): a dense grid over the
-/// points' bounding box, counting-sorted, where that box has at most a few cells per point
-/// (the usual case; the neighbour counts of the 1M benchmark's 1.39M particles took 0.22 s
-/// instead of the hash map's 0.66 s on the two-core development machine), otherwise a hash map
-/// (a few points spread far apart).
-enum CellGrid {
-    Dense { h: f64, lo: [i64; 3], dims: [i64; 3], start: Vec<u32>, order: Vec<u32> },
-    Sparse { h: f64, cells: std::collections::HashMap<[i64; 3], Vec<u32>> },
-}
-
-impl CellGrid {
-    fn new(points: &[[f64; 3]], h: f64) -> Self {
-        let key = |x: [f64; 3]| [(x[0] / h).floor() as i64, (x[1] / h).floor() as i64, (x[2] / h).floor() as i64];
-        let (mut lo, mut hi) = ([i64::MAX; 3], [i64::MIN; 3]);
-        for &x in points {
-            let k = key(x);
-            for a in 0..3 {
-                lo[a] = lo[a].min(k[a]);
-                hi[a] = hi[a].max(k[a]);
-            }
-        }
-        let dims = [0, 1, 2].map(|a| (hi[a] - lo[a] + 1).max(1));
-        let cells = dims.iter().try_fold(1i64, |n, &d| n.checked_mul(d));
-        let dense_limit = 8 * points.len() as i64 + (1 << 20);
-        if points.is_empty() || cells.is_none_or(|c| c > dense_limit) {
-            let mut cells: std::collections::HashMap<[i64; 3], Vec<u32>> = std::collections::HashMap::new();
-            for (i, &x) in points.iter().enumerate() {
-                cells.entry(key(x)).or_default().push(i as u32);
-            }
-            return CellGrid::Sparse { h, cells };
-        }
-        let index = |k: [i64; 3]| ((k[2] - lo[2]) * dims[1] + (k[1] - lo[1])) * dims[0] + (k[0] - lo[0]);
-        let cell_of: Vec<usize> = points.iter().map(|&x| index(key(x)) as usize).collect();
-        let mut start = vec![0u32; cells.unwrap_or(0) as usize + 1];
-        for &c in &cell_of {
-            start[c + 1] += 1;
-        }
-        for c in 1..start.len() {
-            start[c] += start[c - 1];
-        }
-        let mut fill = start.clone();
-        let mut order = vec![0u32; points.len()];
-        for (i, &c) in cell_of.iter().enumerate() {
-            order[fill[c] as usize] = i as u32;
-            fill[c] += 1;
-        }
-        CellGrid::Dense { h, lo, dims, start, order }
-    }
-
-    fn key(&self, x: [f64; 3]) -> [i64; 3] {
-        let h = match self {
-            CellGrid::Dense { h, .. } | CellGrid::Sparse { h, .. } => *h,
-        };
-        [(x[0] / h).floor() as i64, (x[1] / h).floor() as i64, (x[2] / h).floor() as i64]
-    }
-
-    /// The points in cell `k` (none outside the grid).
-    fn members(&self, k: [i64; 3]) -> &[u32] {
-        match self {
-            CellGrid::Sparse { cells, .. } => cells.get(&k).map_or(&[][..], |v| v.as_slice()),
-            CellGrid::Dense { lo, dims, start, order, .. } => {
-                let r = [0, 1, 2].map(|a| k[a] - lo[a]);
-                if (0..3).any(|a| r[a] < 0 || r[a] >= dims[a]) {
-                    return &[];
-                }
-                let c = ((r[2] * dims[1] + r[1]) * dims[0] + r[0]) as usize;
-                &order[start[c] as usize..start[c + 1] as usize]
-            }
-        }
-    }
 }
 
 /// Measures every probe of a particle readback (the GPU counters are the caller's to fill in).
@@ -822,8 +664,22 @@ mod tests {
             ..Default::default()
         };
         let line = r.csv();
+        // the digits of every column, as probes.csv always had them
+        assert_eq!(
+            line,
+            "7,0.2500000,1.500000,0.100000,0.200000,0.000000e0,0.000000e0,0.000000e0,3.000000000e0,0.000000000e0,0.000000000e0,\
+             1.000000000e0,-2.000000000e0,5.000000000e-1,0.000000,0.000000e0,5000000000,0,2,0.000000e0,3,0.000000e0,2.500000,9,11,0,\
+             0,0,0,0,0.000000e0,0.000000,0.000000e0,0,0,0.000000e0"
+        );
         assert_eq!(ProbeRow::header(&["x0.1".to_string(), "x0.2".to_string()]).split(',').count(), line.split(',').count());
-        let back = ProbeRow::parse(&line, 2).unwrap();
+        let header = ProbeRow::header(&["x0.1".to_string(), "x0.2".to_string()]);
+        let parse = |header: &str, line: &str| -> Option<ProbeRow> {
+            match columns::read(&format!("{header}\n{line}\n")).unwrap() {
+                (rows, None) if rows.len() == 1 => rows.into_iter().next(),
+                _ => None,
+            }
+        };
+        let back = parse(&header, &line).unwrap();
         assert_eq!((back.step, back.front, back.gauges, back.momentum, back.outside), (7, 1.5, vec![0.1, 0.2], [1.0, -2.0, 0.5], 2));
         assert_eq!(
             (back.wall_clamps, back.spray, back.overflows, back.max_per_cell, back.wall_clamps_per_step),
@@ -831,7 +687,7 @@ mod tests {
         );
         // the flow columns
         let flow = ProbeRow { fluid_particles: 1234, outflow: 56, emitted: 789, starved: 10, inside_solids: 4, ..r.clone() };
-        let back = ProbeRow::parse(&flow.csv(), 2).unwrap();
+        let back = parse(&header, &flow.csv()).unwrap();
         assert_eq!((back.fluid_particles, back.outflow, back.emitted, back.starved, back.inside_solids), (1234, 56, 789, 10, 4));
         // the step columns, from the diagnostics
         let mut step = flow.clone();
@@ -844,20 +700,23 @@ mod tests {
             solver_error: 8.0e-4,
             ..Default::default()
         });
-        let back = ProbeRow::parse(&step.csv(), 2).unwrap();
+        let back = parse(&header, &step.csv()).unwrap();
         assert_eq!((back.dt, back.step_max_speed, back.pressure_iterations, back.divergence_iterations), (2.5e-4, 3.25, 7, 2));
         assert!((back.density_error - 1.5e-3).abs() < 1e-9 && (back.solver_error - 8.0e-4).abs() < 1e-9, "{back:?}");
         assert_eq!(back.starved, 10);
-        let header = ProbeRow::header(&["x0.1".to_string(), "x0.2".to_string()]);
         assert!(header.ends_with(",starved,dt,max_speed,density_error,pressure_iterations,divergence_iterations,solver_error"), "{header}");
-        // a row written before the step columns, also before the flow columns, or also before the
-        // inside_solids column, reads with 0 there, and is written back at the header's width
-        // (what a resume does with the rows it keeps)
+        assert!(header.starts_with("step,time_s,front_m,height_m_at_x0.1,height_m_at_x0.2,max_density_error,"), "{header}");
+        assert!(header.contains(",kinetic_J,potential_J,elastic_J,momentum_x,"), "{header}");
+        // a file written before the step columns, also before the flow columns, or also before
+        // the inside_solids column (its header as short as its rows) reads with 0 there, and its
+        // rows are written back at the header's width (what a resume does with the rows it keeps)
         let line = step.csv();
         let fields: Vec<&str> = line.split(',').collect();
+        let names: Vec<&str> = header.split(',').collect();
         for dropped in [6, 10, 11] {
             let old = fields[..fields.len() - dropped].join(",");
-            let back = ProbeRow::parse(&old, 2).unwrap_or_else(|| panic!("a row without its last {dropped} columns"));
+            let old_header = names[..names.len() - dropped].join(",");
+            let back = parse(&old_header, &old).unwrap_or_else(|| panic!("a row without its last {dropped} columns"));
             assert_eq!(
                 (back.dt, back.step_max_speed, back.density_error, back.pressure_iterations, back.solver_error),
                 (0.0, 0.0, 0.0, 0, 0.0)
@@ -865,10 +724,14 @@ mod tests {
             assert_eq!((back.fluid_particles, back.starved), if dropped == 6 { (1234, 10) } else { (0, 0) });
             assert_eq!(back.inside_solids, if dropped == 11 { 0 } else { 4 });
             assert_eq!(back.csv().split(',').count(), header.split(',').count());
-            assert_eq!(ProbeRow::parse(&back.csv(), 2).unwrap().csv(), back.csv(), "rewriting a row is stable");
+            assert_eq!(parse(&header, &back.csv()).unwrap().csv(), back.csv(), "rewriting a row is stable");
         }
-        // any other width is not a row of this program
-        assert!(ProbeRow::parse(&fields[..fields.len() - 3].join(","), 2).is_none());
+        // a row of another width than its header's is not a row of this program
+        assert!(parse(&header, &fields[..fields.len() - 3].join(",")).is_none());
+        let (rows, bad) = columns::read(&format!("{header}\n{line}\n{}\n{line}\n", &line[..20])).unwrap();
+        assert_eq!((rows.len(), bad.map(|b| (b.line, b.last))), (1, Some((3, false))));
+        let (rows, bad) = columns::read(&format!("{header}\n{line}\n{}", &line[..20])).unwrap();
+        assert_eq!((rows.len(), bad.map(|b| (b.line, b.last))), (1, Some((3, true))));
     }
 
     /// The dense grid and the hash map list the same points per cell; a point far away makes

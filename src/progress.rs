@@ -1,8 +1,10 @@
-//! Progress on stderr for long work (`rillet run`'s steps, `rillet render`'s frames): a bar
-//! redrawn in place on a terminal, a line per 10 % otherwise, with the time left at the pace of
-//! this run; and numbers printed to significant digits.
+//! Progress on stderr for long work (`rillet run`'s steps, `rillet render`'s frames, `rillet
+//! bench`'s variants): on a terminal an `indicatif` bar redrawn in place, with the time left at
+//! the pace of this run; otherwise (a log, a pipe) a line per 10 %; and numbers printed to
+//! significant digits.
 
-use std::io::{IsTerminal, Write};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
 use std::time::Instant;
 
 /// " t=… s" for a progress line; nothing where the simulated time is not known (NaN).
@@ -20,7 +22,7 @@ pub fn significant(x: f64, digits: i32) -> String {
     format!("{x:.decimals$}")
 }
 
-/// A progress bar on stderr: redrawn in place on a terminal, one line per 10 % otherwise.
+/// A progress bar on stderr: an `indicatif` bar on a terminal, one line per 10 % otherwise.
 pub struct Progress {
     label: String,
     total: u64,
@@ -29,30 +31,44 @@ pub struct Progress {
     from: u64,
     unit: &'static str,
     start: Instant,
-    tty: bool,
     on: bool,
+    /// The bar, on a terminal (while it is on).
+    bar: Option<ProgressBar>,
+    /// Whether the bar has been drawn yet.
+    shown: bool,
     last_decile: u64,
-    last_draw: Option<Instant>,
 }
 
 impl Progress {
     pub fn new(label: &str, total: u64, on: bool) -> Self {
-        Self {
-            label: label.to_string(),
-            total,
-            from: 0,
-            unit: "step",
-            start: Instant::now(),
-            tty: std::io::stderr().is_terminal(),
-            on,
-            last_decile: 0,
-            last_draw: None,
+        let bar = (on && std::io::stderr().is_terminal()).then(|| {
+            // drawn from the first update on: what is said before (a run's first line) comes first
+            let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden());
+            bar.set_style(
+                ProgressStyle::with_template("{prefix} [{bar:30}] {percent:>3}% {msg}, {eta} left")
+                    .expect("a valid template")
+                    .progress_chars("#>-"),
+            );
+            bar.set_prefix(label.to_string());
+            bar
+        });
+        let p =
+            Self { label: label.to_string(), total, from: 0, unit: "step", start: Instant::now(), on, bar, shown: false, last_decile: 0 };
+        p.count(0, f64::NAN);
+        p
+    }
+
+    /// The bar's words: "step 120/1000 t=0.0480 s".
+    fn count(&self, done: u64, sim_time: f64) {
+        if let Some(bar) = &self.bar {
+            bar.set_message(format!("{} {}/{}{}", self.unit, done, self.total, sim_clock(sim_time)));
         }
     }
 
     /// What the bar counts ("step" by default; "frame" for `rillet render`).
     pub fn counting(mut self, unit: &'static str) -> Self {
         self.unit = unit;
+        self.count(self.from, f64::NAN);
         self
     }
 
@@ -60,6 +76,12 @@ impl Progress {
     pub fn starting_at(mut self, from: u64) -> Self {
         self.from = from.min(self.total);
         self.last_decile = (self.from as f64 / self.total.max(1) as f64 * 10.0).floor() as u64;
+        if let Some(bar) = &self.bar {
+            bar.set_position(self.from);
+            self.count(self.from, f64::NAN);
+            // the time left at the pace from here, not from 0
+            bar.reset_eta();
+        }
         self
     }
 
@@ -73,56 +95,50 @@ impl Progress {
         if !self.on || self.total == 0 {
             return;
         }
-        let frac = done as f64 / self.total as f64;
-        let elapsed = self.start.elapsed().as_secs_f64();
-        let eta = self.eta(done, elapsed);
-        if self.tty {
-            if self.last_draw.is_some_and(|t| t.elapsed().as_millis() < 100) && done < self.total {
-                return;
+        if let Some(bar) = &self.bar {
+            if !self.shown {
+                self.shown = true;
+                bar.set_draw_target(ProgressDrawTarget::stderr_with_hz(10));
             }
-            self.last_draw = Some(Instant::now());
-            let width = 30;
-            let filled = ((frac * width as f64) as usize).min(width);
-            eprint!(
-                "\r{} [{}{}] {:5.1}% {} {}/{}{}, {:.0} s left   ",
+            self.count(done, sim_time);
+            bar.set_position(done);
+            return;
+        }
+        let frac = done as f64 / self.total as f64;
+        let decile = (frac * 10.0).floor() as u64;
+        if decile > self.last_decile {
+            self.last_decile = decile;
+            let elapsed = self.start.elapsed().as_secs_f64();
+            eprintln!(
+                "{}: {:3.0}% {} {}/{}{}, {:.0} s elapsed, {:.0} s left",
                 self.label,
-                "#".repeat(filled),
-                "-".repeat(width - filled),
                 100.0 * frac,
                 self.unit,
                 done,
                 self.total,
                 sim_clock(sim_time),
-                eta
+                elapsed,
+                self.eta(done, elapsed)
             );
-            let _ = std::io::stderr().flush();
-        } else {
-            let decile = (frac * 10.0).floor() as u64;
-            if decile > self.last_decile {
-                self.last_decile = decile;
-                eprintln!(
-                    "{}: {:3.0}% {} {}/{}{}, {:.0} s elapsed, {:.0} s left",
-                    self.label,
-                    100.0 * frac,
-                    self.unit,
-                    done,
-                    self.total,
-                    sim_clock(sim_time),
-                    elapsed,
-                    eta
-                );
-            }
         }
     }
 
-    pub fn finish(&mut self) {
-        self.clear();
+    /// Says `line` on stderr, above the bar (which is redrawn below it).
+    pub fn say(&self, line: &str) {
+        match &self.bar {
+            Some(bar) => bar.suspend(|| eprintln!("{line}")),
+            None => eprintln!("{line}"),
+        }
     }
 
-    /// Ends the bar's line (on a terminal) so that a message can follow; the bar redraws below.
-    pub fn clear(&mut self) {
-        if self.on && self.tty && self.last_draw.take().is_some() {
-            eprintln!();
+    /// Leaves the bar as drawn, its line ended, and draws no more.
+    pub fn finish(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.abandon();
+            // indicatif leaves the cursor at the end of the bar's line
+            if self.shown {
+                eprintln!();
+            }
         }
     }
 }

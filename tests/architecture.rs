@@ -8,8 +8,8 @@ use std::path::Path;
 
 /// Lowest first. A module may use modules of lower layers only.
 const LAYERS: &[&[&str]] = &[
-    // the model's constants, the device
-    &["physics", "gpu", "signals", "files", "progress"],
+    // the model's constants, the device, GPU batches submitted one ahead
+    &["physics", "gpu", "signals", "files", "progress", "ahead"],
     // shader files, composer, reflection
     &["wgsl"],
     // the simulation on the GPU: buffers, passes, instruments (knows no file format)

@@ -189,7 +189,8 @@ fn the_scene_hash_covers_the_meshes() {
     std::fs::copy(root().join("assets/ball.stl"), dir.join("assets/ball.stl")).unwrap();
     let bowl = std::fs::read_to_string(root().join("assets/bowl.obj")).unwrap();
     std::fs::write(dir.join("assets/bowl.obj"), &bowl).unwrap();
-    let hash = || rillet::headless::scene_hash(&Scene::load(&dir.join("scenes/bowl.ron")).unwrap());
+    let path = dir.join("scenes/bowl.ron");
+    let hash = || rillet::scene::hash::scene_hash(&path, &Scene::load(&path).unwrap()).unwrap();
     let first = hash();
     assert_eq!(hash(), first, "the same files, the same scene");
     // the bowl 1 % larger: its vertex lines rewritten

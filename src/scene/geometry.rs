@@ -953,27 +953,20 @@ impl Shape {
 /// every point of `points`, with that distance, where it is above `limit`; None if every
 /// sample has a point within `limit`.
 pub fn coverage_gap(mesh: &TriMesh, points: &[DVec3], step: f64, limit: f64) -> Option<(DVec3, f64)> {
-    let key = |p: DVec3| ((p.x / limit).floor() as i64, (p.y / limit).floor() as i64, (p.z / limit).floor() as i64);
-    let mut cells: std::collections::HashMap<(i64, i64, i64), Vec<u32>, std::hash::BuildHasherDefault<CellHasher>> = Default::default();
-    for (i, p) in points.iter().enumerate() {
-        cells.entry(key(*p)).or_default().push(i as u32);
-    }
+    let xs: Vec<[f64; 3]> = points.iter().map(|p| p.to_array()).collect();
+    let cells = super::cells::CellGrid::new(&xs, limit);
     // the distance to the nearest point when none lies within `limit` (None: covered); the
     // sample's own cell first, and out at the first point close enough
     let uncovered = |q: DVec3| {
-        let (cx, cy, cz) = key(q);
+        let [cx, cy, cz] = cells.key(q.to_array());
         let mut best = f64::INFINITY;
-        for (dx, dy, dz) in
-            std::iter::once((0, 0, 0)).chain((0..27).map(|k| (k % 3 - 1, k / 3 % 3 - 1, k / 9 - 1)).filter(|&d| d != (0, 0, 0)))
-        {
-            if let Some(list) = cells.get(&(cx + dx, cy + dy, cz + dz)) {
-                for &k in list {
-                    let d2 = (points[k as usize] - q).length_squared();
-                    if d2 <= limit * limit {
-                        return None;
-                    }
-                    best = best.min(d2);
+        for (dx, dy, dz) in std::iter::once((0, 0, 0)).chain((0..27).map(|k| (k % 3 - 1, k / 3 % 3 - 1, k / 9 - 1)).filter(|&d| d != (0, 0, 0))) {
+            for &k in cells.members([cx + dx, cy + dy, cz + dz]) {
+                let d2 = (points[k as usize] - q).length_squared();
+                if d2 <= limit * limit {
+                    return None;
                 }
+                best = best.min(d2);
             }
         }
         Some(best.sqrt())
@@ -990,30 +983,6 @@ pub fn coverage_gap(mesh: &TriMesh, points: &[DVec3], step: f64, limit: f64) -> 
         });
     }
     worst
-}
-
-/// A hasher for lattice-cell keys: a multiply and a rotate a word (std's SipHash, made to resist
-/// hostile keys, took a fifth of the coverage check).
-#[derive(Default)]
-pub struct CellHasher(u64);
-
-impl std::hash::Hasher for CellHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut word = [0u8; 8];
-            word[..chunk.len()].copy_from_slice(chunk);
-            self.write_u64(u64::from_le_bytes(word));
-        }
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-    fn write_i64(&mut self, v: i64) {
-        self.write_u64(v as u64);
-    }
 }
 
 /// Points of triangle abc no farther than `step` from one another: its corners, its edges every

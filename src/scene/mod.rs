@@ -2,8 +2,11 @@
 //! that name the file, the field and the allowed range ([`validate`]), the particle lattice
 //! ([`lattice`]) and the initial state a simulation starts from ([`setup`]).
 
+pub mod blocks;
 pub mod bodies;
+pub mod cells;
 pub mod geometry;
+pub mod hash;
 pub mod inflow;
 pub mod lattice;
 pub mod limits;
