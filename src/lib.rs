@@ -6,6 +6,7 @@
 pub mod ahead;
 pub mod app;
 pub mod bench;
+pub mod cells;
 pub mod checkpoint;
 pub mod export;
 pub mod files;

@@ -2,7 +2,7 @@
 //!
 //! Every definition here is what `docs/VALIDATION.md` quotes; change one only together with it.
 
-use crate::scene::cells::CellGrid;
+use crate::cells::CellGrid;
 use crate::sim::Particles;
 use crate::sim::params::SimParams;
 

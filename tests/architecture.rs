@@ -9,7 +9,7 @@ use std::path::Path;
 /// Lowest first. A module may use modules of lower layers only.
 const LAYERS: &[&[&str]] = &[
     // the model's constants, the device, GPU batches submitted one ahead
-    &["physics", "gpu", "signals", "files", "progress", "ahead"],
+    &["physics", "gpu", "signals", "files", "progress", "ahead", "cells"],
     // shader files, composer, reflection
     &["wgsl"],
     // the simulation on the GPU: buffers, passes, instruments (knows no file format)

@@ -954,7 +954,7 @@ impl Shape {
 /// sample has a point within `limit`.
 pub fn coverage_gap(mesh: &TriMesh, points: &[DVec3], step: f64, limit: f64) -> Option<(DVec3, f64)> {
     let xs: Vec<[f64; 3]> = points.iter().map(|p| p.to_array()).collect();
-    let cells = super::cells::CellGrid::new(&xs, limit);
+    let cells = crate::cells::CellGrid::new(&xs, limit);
     // the distance to the nearest point when none lies within `limit` (None: covered); the
     // sample's own cell first, and out at the first point close enough
     let uncovered = |q: DVec3| {

@@ -4,7 +4,6 @@
 
 pub mod blocks;
 pub mod bodies;
-pub mod cells;
 pub mod geometry;
 pub mod hash;
 pub mod inflow;

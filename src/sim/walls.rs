@@ -7,24 +7,19 @@
 //! the initial state, and kept by particle id; the CPU twin uses the same ones.
 
 use glam::DVec3;
-use std::collections::HashMap;
 
 /// Calls `f(i, k)` for every point `i` and every point `k` of the 27 cells of side `h` around it
 /// (`i` itself included, in a fixed order): every pair closer than `h` among them. A hash grid,
 /// so O(n) for points at a spacing; the caller tests the distance.
 pub fn for_each_candidate(x: &[DVec3], h: f64, mut f: impl FnMut(usize, usize)) {
-    let key = |p: DVec3| ((p.x / h).floor() as i64, (p.y / h).floor() as i64, (p.z / h).floor() as i64);
-    let mut cells: HashMap<(i64, i64, i64), Vec<u32>> = HashMap::new();
-    for (i, p) in x.iter().enumerate() {
-        cells.entry(key(*p)).or_default().push(i as u32);
-    }
-    for (i, p) in x.iter().enumerate() {
-        let (cx, cy, cz) = key(*p);
+    let points: Vec<[f64; 3]> = x.iter().map(|p| p.to_array()).collect();
+    let cells = crate::cells::CellGrid::new(&points, h);
+    for (i, p) in points.iter().enumerate() {
+        let [cx, cy, cz] = cells.key(*p);
         for dz in -1..=1 {
             for dy in -1..=1 {
                 for dx in -1..=1 {
-                    let Some(list) = cells.get(&(cx + dx, cy + dy, cz + dz)) else { continue };
-                    for &k in list {
+                    for &k in cells.members([cx + dx, cy + dy, cz + dz]) {
                         f(i, k as usize);
                     }
                 }

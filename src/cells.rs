@@ -1,6 +1,8 @@
-//! One CPU spatial hash: the points of a set by cell of size `h` (keys `floor(x / h)`), for the
-//! CPU's neighbour searches — the probes' neighbour counts ([`crate::probes`]) and the check that
-//! a solid's shell covers its surface ([`super::geometry::coverage_gap`]).
+//! One CPU spatial hash: the points of a set by cell of size `h` (keys `floor(x / h)`), for every
+//! neighbour search on the CPU — the probes' neighbour counts (`probes`), the check that a
+//! solid's shell covers its surface (`scene::geometry::coverage_gap`), the walls' normals and
+//! the boundary's volumes (`sim::walls::for_each_candidate`). It depends on nothing, so every
+//! layer can use it.
 //!
 //! A dense grid over the points' bounding box, counting-sorted, where that box has at most a
 //! few cells per point (the usual case; the neighbour counts of the 1M benchmark's 1.39M
