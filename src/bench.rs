@@ -184,6 +184,9 @@ fn wait(gpu: &Gpu) {
 
 /// Table of results: a row per pass the runs recorded, a column per run (numbered, the runs
 /// listed above the table), then the step's GPU time, its wall time and the throughput.
+/// A column of the table: its heading and how a result fills it.
+type Column = (&'static str, fn(&BenchResult) -> String);
+
 pub fn table(results: &[BenchResult]) -> String {
     let mut s = String::new();
     for (k, r) in results.iter().enumerate() {
@@ -209,7 +212,7 @@ pub fn table(results: &[BenchResult]) -> String {
     if results.iter().all(|r| r.pass_ms.is_empty()) {
         s.push_str("(per-pass times n/a: no timestamp queries on this adapter)\n");
     }
-    let rows: [(&str, fn(&BenchResult) -> String); 3] = [
+    let rows: [Column; 3] = [
         ("step (GPU)", |r| format!("{:.3}", r.step_ms)),
         ("step (wall)", |r| format!("{:.3}", r.wall_ms)),
         ("M particle-steps/s", |r| format!("{:.1}", r.particle_steps_per_s * 1e-6)),

@@ -96,9 +96,12 @@ fn constants_module() -> String {
     )
 }
 
+/// What makes a generated module's text.
+pub type Generated = fn() -> String;
+
 /// The names and makers of the generated modules: the constants, then the shared structs.
-pub fn generated() -> impl Iterator<Item = (&'static str, fn() -> String)> {
-    [(CONSTANTS, constants_module as fn() -> String)].into_iter().chain(shared::MODULES.iter().copied())
+pub fn generated() -> impl Iterator<Item = (&'static str, Generated)> {
+    [(CONSTANTS, constants_module as Generated)].into_iter().chain(shared::MODULES.iter().copied())
 }
 
 /// The text of one file or generated module.

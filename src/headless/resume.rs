@@ -99,7 +99,7 @@ pub fn resume_from(dir: &Path, steps: Option<u64>, quiet: bool) -> anyhow::Resul
     );
     let settings = RunSettings { steps, progress: !quiet, ..meta.run_settings() };
     let scene_file = std::fs::canonicalize(&scene_path).map_or(scene_path, |p| p.display().to_string());
-    Ok(Resumed { scene, label: meta.scene, settings, start: Start::Resume { checkpoint, scene_file } })
+    Ok(Resumed { scene, label: meta.scene, settings, start: Start::Resume { checkpoint: Box::new(checkpoint), scene_file } })
 }
 
 /// The checkpoint must be of the scene file and meshes as they are now

@@ -39,7 +39,7 @@ pub enum Start {
     Fresh,
     /// From a checkpoint, keeping the files' rows up to it; `scene_file` is the absolute path the
     /// scene was read from (run.json keeps it, whatever the working directory is now).
-    Resume { checkpoint: Checkpoint, scene_file: String },
+    Resume { checkpoint: Box<Checkpoint>, scene_file: String },
 }
 
 impl Start {

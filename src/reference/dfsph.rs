@@ -137,8 +137,8 @@ impl RefSim {
         }
         for (i, dv) in dv.iter().enumerate() {
             if self.is_fluid(i) {
-                for d in 0..3 {
-                    self.vel_rho[i][d] -= dt * dv[d];
+                for (v, dv) in self.vel_rho[i].iter_mut().zip(dv) {
+                    *v -= dt * dv;
                 }
             }
         }

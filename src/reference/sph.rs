@@ -403,16 +403,16 @@ impl RefSim {
                 let rho_f = self.vel_rho[f][3];
                 num += (self.pressure(rho_f) + rho_f * (g[0] * r[0] + g[1] * r[1] + g[2] * r[2])) * weight;
                 den += weight;
-                for d in 0..3 {
-                    vel[d] += self.vel_rho[f][d] * weight;
+                for (v, u) in vel.iter_mut().zip(&self.vel_rho[f]) {
+                    *v += u * weight;
                 }
             }
             let p_w = if den > 0.0 { (num / den).max(0.0) } else { 0.0 };
             self.vel_rho[w][3] = rho0 * (p_w / b + 1.0).powf(1.0 / 7.0);
             // no-slip walls: minus the fluid's velocity extrapolated to the wall particle
             let no_slip = self.params.no_slip_viscosity > 0.0 && den > 0.0;
-            for d in 0..3 {
-                self.vel_rho[w][d] = if no_slip { -vel[d] / den } else { 0.0 };
+            for (u, v) in self.vel_rho[w].iter_mut().zip(vel) {
+                *u = if no_slip { -v / den } else { 0.0 };
             }
         }
     }

@@ -214,7 +214,7 @@ impl Scene {
         if !(d.length() > 1e-6) {
             return Err(invalid(field("direction"), format!("{:?}", e.direction), "a direction of non-zero length".into()));
         }
-        let fastest = (MAX_STEP_LENGTH_OVER_SPACING * s / p.dt as f64).min(0.5 * c as f64);
+        let fastest = (MAX_STEP_LENGTH_OVER_SPACING * s / p.dt as f64).min(0.5 * c);
         if !(e.speed > 0.0 && (e.speed as f64) <= fastest) {
             return Err(invalid(
                 field("speed"),

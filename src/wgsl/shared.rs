@@ -345,7 +345,7 @@ fn diagnostics_module() -> String {
 }
 
 /// The generated modules of shared structs: the name a shader imports, and its text.
-pub const MODULES: &[(&str, fn() -> String)] = &[
+pub const MODULES: &[(&str, super::Generated)] = &[
     ("sim_params", one::<SimParams>),
     ("frame_uniforms", one::<FrameUniforms>),
     ("surface_uniforms", one::<SurfaceUniforms>),

@@ -264,7 +264,7 @@ mod tests {
         assert!(text.contains("    // A position.\n    // Two lines.\n    at: vec3<f32>,"), "{text}");
         let m = ProbeGpu::members();
         assert_eq!((m[1].offset, m[1].size), (12, 4));
-        assert_eq!(m.iter().map(|m| (m.offset, m.size)).last(), Some((std::mem::size_of::<ProbeGpu>() - 4, 4)));
+        assert_eq!(m.iter().map(|m| (m.offset, m.size)).next_back(), Some((std::mem::size_of::<ProbeGpu>() - 4, 4)));
         assert_eq!(ProbeGpu::SPACE, Space::Storage);
         assert_eq!((ProbeGpu::RUST_NAME, ProbeGpu::WGSL_NAME), ("ProbeGpu", "Probe"));
     }

@@ -73,6 +73,10 @@ pub fn dfsph_pressure(vel_rho: &[[f32; 4]], id: &[u32], warm_pressure: &[f32], w
         .collect()
 }
 
+/// DFSPH's two solve totals by particle id: (κ dt² of the pressure solve, κ dt of the divergence
+/// solve).
+pub type SolveTotals = (Vec<f32>, Vec<f32>);
+
 /// Grid arrays read back to the CPU.
 #[derive(Clone, Debug)]
 pub struct GridSnapshot {
@@ -102,7 +106,7 @@ impl Sim {
     /// DFSPH: each solve's total κ at the end of the last step, by particle id (κ dt² for the
     /// pressure solve, κ dt for the divergence solve: the next step's warm start); `None` for
     /// WCSPH.
-    pub fn read_dfsph_totals(&self) -> Result<Option<(Vec<f32>, Vec<f32>)>, ReadError> {
+    pub fn read_dfsph_totals(&self) -> Result<Option<SolveTotals>, ReadError> {
         let n = self.params.n_particles as usize;
         let (d, q) = (&self.device, &self.queue);
         match self.fixed.dfsph.as_ref() {
