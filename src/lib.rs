@@ -1,7 +1,11 @@
 //! Rillet: weakly compressible SPH on the GPU with wgpu.
 //!
 //! The simulation step lives in [`sim`] (one module per GPU pass), its CPU twin in
-//! [`reference`], scenes (schema, validation, initial state) in [`scene`].
+//! [`reference`](mod@reference), scenes (schema, validation, initial state) in [`scene`].
+
+// The code's documentation is built with its private items (`cargo doc --document-private-items`,
+// as CI builds it), so a link from a public item to a private one resolves.
+#![allow(rustdoc::private_intra_doc_links)]
 
 pub mod ahead;
 pub mod app;

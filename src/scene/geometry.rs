@@ -960,7 +960,9 @@ pub fn coverage_gap(mesh: &TriMesh, points: &[DVec3], step: f64, limit: f64) -> 
     let uncovered = |q: DVec3| {
         let [cx, cy, cz] = cells.key(q.to_array());
         let mut best = f64::INFINITY;
-        for (dx, dy, dz) in std::iter::once((0, 0, 0)).chain((0..27).map(|k| (k % 3 - 1, k / 3 % 3 - 1, k / 9 - 1)).filter(|&d| d != (0, 0, 0))) {
+        for (dx, dy, dz) in
+            std::iter::once((0, 0, 0)).chain((0..27).map(|k| (k % 3 - 1, k / 3 % 3 - 1, k / 9 - 1)).filter(|&d| d != (0, 0, 0)))
+        {
             for &k in cells.members([cx + dx, cy + dy, cz + dz]) {
                 let d2 = (points[k as usize] - q).length_squared();
                 if d2 <= limit * limit {

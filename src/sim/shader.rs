@@ -485,7 +485,7 @@ impl Named {
 }
 
 /// Something that binds its bind groups from the simulation's tables (one per current set):
-/// a [`Pass`], a group of them ([`passes!`]), or an optional one.
+/// a [`Pass`], a group of them ([`passes!`](crate::passes)), or an optional one.
 pub trait Bindable {
     fn bind(&mut self, device: &wgpu::Device, sets: &[Named; 2]) -> Result<(), KernelError>;
 }

@@ -1,5 +1,5 @@
 //! Physical validation: the probes a headless run records ([`crate::probes`]), the analytical and
-//! experimental references ([`reference`]), the validation cases with their bounds ([`cases`]),
+//! experimental references ([`reference`](mod@reference)), the validation cases with their bounds ([`cases`]),
 //! the figures ([`plot`]), and `rillet validate`, which runs the cases and writes the report.
 //! `docs/VALIDATION.md` shows the results.
 

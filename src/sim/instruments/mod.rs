@@ -89,7 +89,7 @@ pub struct GridSnapshot {
 
 impl Sim {
     /// The current particles (with DFSPH's pressure) and the diagnostics, in one copy and one
-    /// round trip ([`ParticleCopy`]).
+    /// round trip ([`ParticleCopy`](super::readback::ParticleCopy)).
     pub fn read_state(&self) -> Result<(Particles, Diagnostics), ReadError> {
         let copy = self.particle_copy();
         let bytes = read_recorded(&self.device, &self.queue, copy.bytes(), |enc, dst| {

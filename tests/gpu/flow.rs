@@ -3,7 +3,7 @@
 //! (counted, nothing overwritten), and steps with a mesh solid, an emitter and an open face match
 //! the CPU twin (the tolerances of tests/gpu_sph.rs).
 
-mod common;
+use crate::common;
 
 use common::{build, scene, sim};
 use rillet::reference::RefSim;

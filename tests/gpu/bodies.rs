@@ -2,7 +2,7 @@
 //! solid and a mesh of moving fluid on the GPU against the CPU twin (the tolerances of
 //! tests/gpu_sph.rs), and a fast jet against the thinnest plate a scene accepts.
 
-mod common;
+use crate::common;
 
 use glam::DVec3;
 use rillet::reference::RefSim;

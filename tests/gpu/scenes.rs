@@ -1,7 +1,7 @@
 //! Every scene in `scenes/` runs on the GPU, and a scene larger than the device allows is
 //! refused with an error that names the limit (the parsing side of scenes is tests/scenes.rs).
 
-mod common;
+use crate::common;
 
 use common::gpu;
 use rillet::gpu::Gpu;

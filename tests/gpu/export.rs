@@ -3,7 +3,7 @@
 //! the GPU's particle buffers (positions, velocities, densities, ids, kinds), and the collection's
 //! times the steps.
 
-mod common;
+use crate::common;
 
 use rillet::export::{self, Frame};
 use std::path::{Path, PathBuf};

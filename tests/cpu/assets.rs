@@ -1,6 +1,6 @@
 //! The meshes under `assets/` are made by this file, from the same shape functions the tests use
 //! (`rillet::scene::geometry`): a test fails when a committed asset differs from what the code
-//! makes, and `RILLET_WRITE_ASSETS=1 cargo test --release --test assets` writes them anew.
+//! makes, and `RILLET_WRITE_ASSETS=1 cargo test --release --test cpu assets::` writes them anew.
 
 use glam::DVec3;
 use rillet::scene::geometry::{TriMesh, revolve, to_obj, uv_sphere};

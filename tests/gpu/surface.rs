@@ -3,7 +3,7 @@
 //! no pixel of the water is NaN-black or background; the picture changes as the fluid moves;
 //! after a resize the view renders at the new size. No golden images.
 
-mod common;
+use crate::common;
 
 use common::gpu;
 use rillet::offscreen::draw_frame;

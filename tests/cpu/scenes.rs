@@ -250,7 +250,7 @@ fn missing_file_is_an_io_error() {
     assert!(err.to_string().contains("no_such_scene.ron"), "{err}");
 }
 
-/// Prints every bad scene's message (`cargo test --test scenes -- --nocapture show_messages`).
+/// Prints every bad scene's message (`cargo test --release --test cpu scenes::show_messages -- --nocapture`).
 #[test]
 fn show_messages() {
     for path in ron_files(&root().join("tests/bad_scenes")) {

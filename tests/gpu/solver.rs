@@ -11,7 +11,7 @@
 //! - iteration counts of a converging solve: within one of the twin's at every step checked (the
 //!   stopping test compares an f32 mean, summed in fixed point, with the tolerance).
 
-mod common;
+use crate::common;
 
 use common::{build, sim, small_drop, snapshot};
 use rillet::reference::RefSim;

@@ -2,7 +2,7 @@
 //! three spacings thick running at 3 m/s into a free-slip wall, and the same sheet sliding along
 //! the floor (how much the walls brake it along their face), for several α_n. A measurement:
 //!
-//!     cargo test --release --test wall_study -- --ignored --nocapture
+//!     cargo test --release --test gpu wall_study:: -- --ignored --nocapture
 
 use rillet::reference::RefSim;
 use rillet::scene::{Scene, setup};

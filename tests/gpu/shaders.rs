@@ -2,7 +2,7 @@
 //! not a user's first frame), every pass binds its buffers by name, and the Rust and WGSL
 //! layouts of the shared structs agree.
 
-mod common;
+use crate::common;
 
 use rillet::sim::params::{Diagnostics, SimParams};
 use rillet::sim::shader::{self, ALL, KernelConfig, KernelError};

@@ -1,7 +1,7 @@
 //! The crate's imports run one way: every top-level module sits in a layer and uses only
 //! modules of lower layers (so there is no circle). Read from the source text: every
 //! `crate::NAME` outside comments in `src/NAME.rs` or `src/NAME/**.rs`. docs/ARCHITECTURE.md
-//! draws the same layers; `cargo test --test architecture -- --nocapture` prints the edges.
+//! draws the same layers; `cargo test --release --test cpu architecture:: -- --nocapture` prints the edges.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -143,7 +143,7 @@ fn the_documented_edges_are_the_real_ones() {
     assert!(
         missing.is_empty() && stale.is_empty(),
         "docs/ARCHITECTURE.md's edge list is not the source's: add {missing:?}, remove {stale:?} \
-         (`cargo test --release --test architecture -- --nocapture` prints the edges)"
+         (`cargo test --release --test cpu architecture:: -- --nocapture` prints the edges)"
     );
 }
 

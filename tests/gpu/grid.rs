@@ -2,7 +2,7 @@
 //! slot range holding exactly that cell's particles, the diagnostics words; and the neighbour
 //! loop against the all-pairs oracle for several cell sizes and both cell orders.
 
-mod common;
+use crate::common;
 
 use common::{Rng, build, gpu, scene, sim, small_drop};
 use glam::Vec3;

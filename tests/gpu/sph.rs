@@ -8,7 +8,7 @@
 //! - trajectories after 60 steps: |Δx| ≤ 2e-5 m and |Δv| ≤ 2e-3 m/s per particle (particle
 //!   spacing 0.02 m, speeds up to ~1.3 m/s in this scene).
 
-mod common;
+use crate::common;
 
 use common::{build, gpu, sim, small_drop, snapshot};
 use rillet::reference::RefSim;

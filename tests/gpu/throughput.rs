@@ -1,7 +1,7 @@
 //! Throughput of the step, variant by variant, on the adapter this machine has. Ignored by
 //! default (it measures, it does not check); run it with
 //!
-//!     cargo test --release --test throughput -- --ignored --nocapture
+//!     cargo test --release --test gpu throughput:: -- --ignored --nocapture
 //!
 //! It prints one table: each row changes one choice against the defaults (reorder interval, cell
 //! order, cell size, diagnostics, workgroup size, shader bounds checks, deterministic cells, and
@@ -9,7 +9,7 @@
 //! O(N²) density against the grid's at a small count. Particle count: 4M on a GPU, 30k on a CPU
 //! adapter (lavapipe); `RILLET_THROUGHPUT_PARTICLES=1m` overrides it.
 
-mod common;
+use crate::common;
 
 use rillet::bench::{self, BenchConfig};
 use rillet::sim::SimOptions;

@@ -4,14 +4,14 @@
 //! The coarse versions run in CI (lavapipe, about two minutes in all). The `#[ignore]`d full
 //! versions are the runs behind docs/VALIDATION.md, for a real GPU:
 //!
-//!     RILLET_VALIDATION_OUT=DIR cargo test --release --test validation -- --ignored --test-threads 1
+//!     RILLET_VALIDATION_OUT=DIR cargo test --release --test gpu validation:: -- --ignored --test-threads 1
 //!
 //! (or `rillet validate --full --out DIR`, which runs the same cases). Each test writes its run
 //! folders (probes.csv, profile.csv, run.json), the figure and report.md under
 //! `$RILLET_VALIDATION_OUT/<case>` (default `target/validation/<ci|full>/<case>`) and prints the
 //! report.
 
-mod common;
+use crate::common;
 
 use rillet::validation::cases::{Case, Resolution};
 use std::path::PathBuf;

@@ -1,0 +1,8 @@
+//! The tests that need no GPU (the import layers, the shipped assets and scenes, the CPU twin's
+//! reference scenes), in one binary. Run one file's tests by its module name, e.g.
+//! `cargo test --release --test cpu architecture::`.
+
+mod architecture;
+mod assets;
+mod reference_scenes;
+mod scenes;
