@@ -9,18 +9,18 @@ use anyhow::Context;
 
 /// The submission in flight.
 #[derive(Debug, Default)]
-pub struct OneAhead {
+pub(crate) struct OneAhead {
     in_flight: Option<wgpu::SubmissionIndex>,
 }
 
 impl OneAhead {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 
     /// Takes the submission of a new batch and waits for the one before it: on return the GPU
     /// is at most this batch behind, and everything submitted before it is done.
-    pub fn submitted(&mut self, device: &wgpu::Device, batch: wgpu::SubmissionIndex) -> anyhow::Result<()> {
+    pub(crate) fn submitted(&mut self, device: &wgpu::Device, batch: wgpu::SubmissionIndex) -> anyhow::Result<()> {
         if let Some(previous) = self.in_flight.replace(batch) {
             device.poll(wgpu::PollType::Wait { submission_index: Some(previous), timeout: None }).context("GPU wait")?;
         }
@@ -28,7 +28,7 @@ impl OneAhead {
     }
 
     /// Waits for everything submitted.
-    pub fn drain(&mut self, device: &wgpu::Device) -> anyhow::Result<()> {
+    pub(crate) fn drain(&mut self, device: &wgpu::Device) -> anyhow::Result<()> {
         if self.in_flight.take().is_some() {
             device.poll(wgpu::PollType::wait_indefinitely()).context("GPU wait")?;
         }

@@ -13,7 +13,7 @@ use std::io::Write;
 use std::time::Instant;
 
 /// The shared benchmark case (1M particles); other counts scale its geometry.
-pub const BENCH_SCENE: &str = include_str!("../scenes/bench_1m.ron");
+pub(crate) const BENCH_SCENE: &str = include_str!("../scenes/bench_1m.ron");
 
 /// Parses "250k", "1m", "4M", "1500000".
 pub fn parse_count(s: &str) -> Result<u64, String> {
@@ -55,7 +55,7 @@ pub fn bench_scene(n: u64) -> Scene {
 
 /// Bytes a streaming pass moves per step (reads + writes), from its memory pattern: None for
 /// the neighbour loops, whose reads are served mostly by caches.
-pub fn pass_bytes(pass: &str, fluid: u64, boundary: u64, cells: u64) -> Option<u64> {
+pub(crate) fn pass_bytes(pass: &str, fluid: u64, boundary: u64, cells: u64) -> Option<u64> {
     let n = fluid + boundary;
     let bytes = [
         // read pos_mass, write cell_of and rank (the counter atomics not counted)
@@ -73,7 +73,7 @@ pub fn pass_bytes(pass: &str, fluid: u64, boundary: u64, cells: u64) -> Option<u
 }
 
 /// The streaming passes, whose bandwidth the benchmark reports.
-pub const STREAMING: [shader::ShaderSource; 5] = [shader::COUNT, shader::SCAN, shader::SCATTER, shader::REORDER, shader::INTEGRATE];
+pub(crate) const STREAMING: [shader::ShaderSource; 5] = [shader::COUNT, shader::SCAN, shader::SCATTER, shader::REORDER, shader::INTEGRATE];
 
 pub use crate::sim::instruments::copy_bandwidth;
 
@@ -327,7 +327,7 @@ pub enum Realtime {
 }
 
 /// The adaptive range of the realtime benchmark: dt in [1e-5, 5e-3] s, CFL 0.4.
-pub const REALTIME_STEP: crate::scene::TimeStep = crate::scene::TimeStep::Adaptive { min: 1e-5, max: 5e-3, cfl: 0.4 };
+pub(crate) const REALTIME_STEP: crate::scene::TimeStep = crate::scene::TimeStep::Adaptive { min: 1e-5, max: 5e-3, cfl: 0.4 };
 
 impl Realtime {
     /// The benchmark scene with this setting (and, for DFSPH, the density tolerance).

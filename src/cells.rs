@@ -10,17 +10,17 @@
 //! otherwise a hash map (a few points spread far apart) with [`CellHasher`].
 
 /// A cell's key: `floor(x / h)` per axis.
-pub type Key = [i64; 3];
+pub(crate) type Key = [i64; 3];
 
 /// The points of a set by cell.
-pub enum CellGrid {
+pub(crate) enum CellGrid {
     Dense { h: f64, lo: Key, dims: [i64; 3], start: Vec<u32>, order: Vec<u32> },
     Sparse { h: f64, cells: std::collections::HashMap<Key, Vec<u32>, std::hash::BuildHasherDefault<CellHasher>> },
 }
 
 impl CellGrid {
     /// `points` by cell of size `h`; a cell lists its points' indices in increasing order.
-    pub fn new(points: &[[f64; 3]], h: f64) -> Self {
+    pub(crate) fn new(points: &[[f64; 3]], h: f64) -> Self {
         let key = |x: [f64; 3]| [(x[0] / h).floor() as i64, (x[1] / h).floor() as i64, (x[2] / h).floor() as i64];
         let (mut lo, mut hi) = ([i64::MAX; 3], [i64::MIN; 3]);
         for &x in points {
@@ -59,7 +59,7 @@ impl CellGrid {
     }
 
     /// The cell of `x`.
-    pub fn key(&self, x: [f64; 3]) -> Key {
+    pub(crate) fn key(&self, x: [f64; 3]) -> Key {
         let h = match self {
             CellGrid::Dense { h, .. } | CellGrid::Sparse { h, .. } => *h,
         };
@@ -67,7 +67,7 @@ impl CellGrid {
     }
 
     /// The points in cell `k` (none outside the grid).
-    pub fn members(&self, k: Key) -> &[u32] {
+    pub(crate) fn members(&self, k: Key) -> &[u32] {
         match self {
             CellGrid::Sparse { cells, .. } => cells.get(&k).map_or(&[][..], |v| v.as_slice()),
             CellGrid::Dense { lo, dims, start, order, .. } => {
@@ -85,7 +85,7 @@ impl CellGrid {
 /// A hasher for cell keys: a multiply and a rotate a word (std's SipHash, made to resist
 /// hostile keys, took a fifth of the coverage check).
 #[derive(Default)]
-pub struct CellHasher(u64);
+pub(crate) struct CellHasher(u64);
 
 impl std::hash::Hasher for CellHasher {
     fn finish(&self) -> u64 {

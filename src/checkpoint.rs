@@ -18,10 +18,10 @@ use crate::sim::Particles;
 use anyhow::Context as _;
 use std::path::Path;
 
-pub const MAGIC: &[u8; 8] = b"RILLETCK";
-pub const VERSION: u32 = 3;
+pub(crate) const MAGIC: &[u8; 8] = b"RILLETCK";
+pub(crate) const VERSION: u32 = 3;
 /// The checkpoint's name in a run folder.
-pub const FILE: &str = "checkpoint.bin";
+pub(crate) const FILE: &str = "checkpoint.bin";
 const HEADER: usize = 8 + 4 + 4 + 8 + 8 + 8 + 4 + 4 + 8 + 8 + 24 + 16 + 4 + 4 + 8 + 8;
 
 /// A run's state at a step.
@@ -47,7 +47,7 @@ pub use crate::sim::StepState;
 
 /// Why a checkpoint was not read.
 #[derive(Debug, thiserror::Error)]
-pub enum CheckpointError {
+pub(crate) enum CheckpointError {
     #[error("{file}: not a checkpoint of this program (no RILLETCK header)")]
     NotACheckpoint { file: String },
     #[error("{file}: checkpoint format version {found}, this program reads version {VERSION}")]
@@ -61,7 +61,7 @@ pub enum CheckpointError {
 }
 
 /// FNV-1a, 64 bits: a checksum of the payload and a content hash of a scene.
-pub fn fnv1a(bytes: &[u8]) -> u64 {
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
     fnv1a_more(0xcbf2_9ce4_8422_2325, bytes)
 }
 
@@ -84,7 +84,7 @@ fn checksum(bytes: &[u8]) -> u64 {
 
 impl Checkpoint {
     /// The state of a readback (any slot order) at `step`.
-    pub fn new(p: &Particles, scene_hash: u64, step: u64, time: f64, n_fluid: u32, wall_clamps: u64, non_finite: u64) -> Self {
+    pub(crate) fn new(p: &Particles, scene_hash: u64, step: u64, time: f64, n_fluid: u32, wall_clamps: u64, non_finite: u64) -> Self {
         let by_id = p.by_id();
         Self {
             scene_hash,
@@ -100,7 +100,7 @@ impl Checkpoint {
         }
     }
 
-    pub fn to_bytes(&self) -> Vec<u8> {
+    pub(crate) fn to_bytes(&self) -> Vec<u8> {
         let mut payload: Vec<u8> = Vec::with_capacity(self.pos_mass.len() * 32);
         payload.extend_from_slice(bytemuck::cast_slice(&self.pos_mass));
         payload.extend_from_slice(bytemuck::cast_slice(&self.vel_rho));
@@ -145,7 +145,7 @@ impl Checkpoint {
     }
 
     /// Reads a checkpoint; `file` names it in errors.
-    pub fn from_bytes(bytes: &[u8], file: &str) -> Result<Self, CheckpointError> {
+    pub(crate) fn from_bytes(bytes: &[u8], file: &str) -> Result<Self, CheckpointError> {
         let file = file.to_owned();
         if bytes.len() < 16 || &bytes[..8] != MAGIC {
             return Err(CheckpointError::NotACheckpoint { file });
@@ -200,13 +200,13 @@ impl Checkpoint {
     }
 
     /// Reads `path`.
-    pub fn load(path: &Path) -> anyhow::Result<Self> {
+    pub(crate) fn load(path: &Path) -> anyhow::Result<Self> {
         let bytes = crate::files::read_regular(path).with_context(|| format!("cannot read {}", path.display()))?;
         Ok(Self::from_bytes(&bytes, &path.display().to_string())?)
     }
 
     /// Writes `path` aside and renames it.
-    pub fn save(&self, path: &Path) -> anyhow::Result<()> {
+    pub(crate) fn save(&self, path: &Path) -> anyhow::Result<()> {
         crate::files::write_whole(path, &self.to_bytes())
     }
 }

@@ -30,7 +30,7 @@ pub enum Format {
 }
 
 /// Frames waiting for the writer at most; a full queue makes the run wait for the disk.
-pub const QUEUE: usize = 2;
+pub(crate) const QUEUE: usize = 2;
 
 /// One exported frame: the particles of `step`, in id order.
 #[derive(Clone, Debug, PartialEq)]
@@ -78,7 +78,7 @@ impl Frame {
     }
 
     /// The file stem of this frame: `particles-SSSSSSSS` (the step, zero-padded).
-    pub fn stem(&self) -> String {
+    pub(crate) fn stem(&self) -> String {
         format!("particles-{:08}", self.step)
     }
 }
@@ -159,7 +159,7 @@ pub fn ply(f: &Frame) -> Vec<u8> {
 }
 
 /// The `.pvd` collection of `(time, file name)` frames.
-pub fn pvd(frames: &[(f64, String)]) -> Vec<u8> {
+pub(crate) fn pvd(frames: &[(f64, String)]) -> Vec<u8> {
     let mut s = String::from(
         "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"1.0\" byte_order=\"LittleEndian\">\n  <Collection>\n",
     );
@@ -184,7 +184,7 @@ pub struct ExportStats {
 }
 
 /// What the writer thread turns into files.
-pub enum Job {
+pub(crate) enum Job {
     Frame(Frame),
     /// The simulation's state as copied from the GPU ([`crate::sim::Sim::record_particle_copy`],
     /// laid out as `copy` says), made into a frame on the writer thread, so the caller (the
@@ -213,7 +213,7 @@ impl Job {
 }
 
 /// The export of one run: a writer thread behind a bounded queue.
-pub struct Exporter {
+pub(crate) struct Exporter {
     tx: Option<SyncSender<Job>>,
     writer: Option<JoinHandle<anyhow::Result<ExportStats>>>,
     waited: Duration,
@@ -222,7 +222,7 @@ pub struct Exporter {
 impl Exporter {
     /// Starts writing into `dir` in `formats`. `series`: the `.pvd` entries already there (a
     /// resumed run continues its collection).
-    pub fn start(dir: &Path, formats: &[Format], series: Vec<(f64, String)>) -> anyhow::Result<Self> {
+    pub(crate) fn start(dir: &Path, formats: &[Format], series: Vec<(f64, String)>) -> anyhow::Result<Self> {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         let (tx, rx) = std::sync::mpsc::sync_channel::<Job>(QUEUE);
         let (dir, formats) = (dir.to_path_buf(), formats.to_vec());
@@ -235,7 +235,7 @@ impl Exporter {
 
     /// Queues a frame; waits while the queue is full (the time counts as waiting on the disk).
     /// An error means the writer stopped (its error comes from [`Exporter::finish`]).
-    pub fn send(&mut self, frame: Frame) -> anyhow::Result<()> {
+    pub(crate) fn send(&mut self, frame: Frame) -> anyhow::Result<()> {
         match self.try_send(Job::Frame(frame))? {
             None => Ok(()),
             Some(job) => {
@@ -249,7 +249,7 @@ impl Exporter {
 
     /// Queues a job if there is room, without waiting (the app's frame loop never waits for the
     /// disk); gives the job back when the queue is full.
-    pub fn try_send(&mut self, job: Job) -> anyhow::Result<Option<Job>> {
+    pub(crate) fn try_send(&mut self, job: Job) -> anyhow::Result<Option<Job>> {
         let tx = self.tx.as_ref().context("the export was finished")?;
         match tx.try_send(job) {
             Ok(()) => Ok(None),
@@ -260,7 +260,7 @@ impl Exporter {
 
     /// Waits for the frames in the queue to be written; returns what was written, or the
     /// writer's first error.
-    pub fn finish(mut self) -> anyhow::Result<ExportStats> {
+    pub(crate) fn finish(mut self) -> anyhow::Result<ExportStats> {
         self.tx = None;
         let writer = self.writer.take().expect("finished once");
         let mut stats = writer.join().map_err(|_| anyhow::anyhow!("the export writer panicked"))??;

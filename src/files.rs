@@ -23,7 +23,7 @@ pub fn write_whole(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
 
 /// Reads a whole file, refusing before it is opened what is not a regular file after following
 /// links: opening a FIFO blocks until a writer comes (signals unheard), a device never ends.
-pub fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
+pub(crate) fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
     let kind = std::fs::metadata(path)?.file_type();
     if !kind.is_file() {
         return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("not a regular file but {}", file_kind(kind))));

@@ -37,7 +37,7 @@ pub struct Gpu {
 }
 
 /// The optional features Rillet uses when the adapter has them.
-pub fn wanted_features() -> wgpu::Features {
+pub(crate) fn wanted_features() -> wgpu::Features {
     wgpu::Features::TIMESTAMP_QUERY
         | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
         | wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES
@@ -59,7 +59,7 @@ impl Gpu {
     /// A device that can draw into `target` (a window), and the surface for it. Same backends,
     /// features and limits as [`Gpu::headless`]; the adapter must be able to present to the
     /// surface. `display` is the event loop's display handle (needed by GL and Wayland).
-    pub fn windowed(
+    pub(crate) fn windowed(
         display: Box<dyn wgpu::wgt::WgpuHasDisplayHandle>,
         target: impl Into<wgpu::SurfaceTarget<'static>>,
     ) -> Result<(Self, wgpu::Surface<'static>), GpuError> {
@@ -72,7 +72,7 @@ impl Gpu {
         Ok((Self::from_adapter(instance, adapter)?, surface))
     }
 
-    pub fn from_adapter(instance: wgpu::Instance, adapter: wgpu::Adapter) -> Result<Self, GpuError> {
+    pub(crate) fn from_adapter(instance: wgpu::Instance, adapter: wgpu::Adapter) -> Result<Self, GpuError> {
         let info = adapter.get_info();
         let features = adapter.features() & wanted_features();
         let limits = adapter.limits();

@@ -9,31 +9,31 @@ use crate::sim::params::{Diagnostics, SOLVER_DFSPH, SimParams};
 /// The fastest particle may reach this fraction of the speed of sound before the weakly
 /// compressible model no longer holds: density varies as the square of the Mach number, so 0.1
 /// keeps it near 1 % (Monaghan 1994, c ≥ 10 v_max).
-pub const MACH_WARN: f64 = 0.1;
+pub(crate) const MACH_WARN: f64 = 0.1;
 /// Faster than sound: the model has lost its meaning.
-pub const MACH_BLOWUP: f64 = 1.0;
+pub(crate) const MACH_BLOWUP: f64 = 1.0;
 /// DFSPH has no speed of sound: its limit is the step. A particle that moves more than a spacing
 /// (half a support radius) in one step outruns the solves' neighbourhoods: warned once.
-pub const STEP_TRAVEL_WARN: f64 = 0.5;
+pub(crate) const STEP_TRAVEL_WARN: f64 = 0.5;
 /// A particle that moves a whole support radius in one step has left every neighbour it had.
-pub const STEP_TRAVEL_BLOWUP: f64 = 1.0;
+pub(crate) const STEP_TRAVEL_BLOWUP: f64 = 1.0;
 /// Fluid compressed to this much above its rest density (pressure 127 B at γ = 7) is no weakly
 /// compressible fluid. Under-density is no sign: with negative pressure clamped away, a fluid
 /// that spreads (a collapsing column, a splash) thins out legitimately, by 50 % and more in the
 /// bulk of the 1M benchmark dam break (measured, docs/PHYSICS.md "Walls").
-pub const COMPRESSION_BLOWUP: f64 = 1.0;
+pub(crate) const COMPRESSION_BLOWUP: f64 = 1.0;
 /// Domain-guard clamps per step, as a fraction of the fluid particles, past which the walls no
 /// longer hold the fluid: a blow-up clamps most of them every step; a thin front on free-slip
 /// walls clamps up to about 1 % in the coarse CI dam break (720 fluid particles, measured), far
 /// less at finer resolutions (docs/PHYSICS.md, "Walls").
-pub const CLAMP_FRACTION_BLOWUP: f64 = 0.05;
+pub(crate) const CLAMP_FRACTION_BLOWUP: f64 = 0.05;
 /// At least this many clamps per step besides: in a small run (a jet's first hundred
 /// particles) one particle clamped every step is a particle at a wall, not a blow-up.
-pub const CLAMPS_PER_STEP_BLOWUP_MIN: f64 = 10.0;
+pub(crate) const CLAMPS_PER_STEP_BLOWUP_MIN: f64 = 10.0;
 
 /// The guard counters of the GPU (u32, cumulative, wrapping) accumulated without wrapping.
 #[derive(Clone, Debug, Default)]
-pub struct GuardTotals {
+pub(crate) struct GuardTotals {
     last: Option<(u32, u32)>,
     last_step: u64,
     pub wall_clamps: u64,
@@ -49,7 +49,7 @@ pub struct GuardDelta {
 }
 
 impl GuardDelta {
-    pub fn clamps_per_step(&self) -> f64 {
+    pub(crate) fn clamps_per_step(&self) -> f64 {
         if self.steps == 0 { 0.0 } else { self.wall_clamps as f64 / self.steps as f64 }
     }
 }
@@ -57,20 +57,20 @@ impl GuardDelta {
 impl GuardTotals {
     /// Totals carried over from an earlier simulation (a resumed run), whose GPU counters start
     /// again from zero at `step`.
-    pub fn starting_at(wall_clamps: u64, non_finite: u64, step: u64) -> Self {
+    pub(crate) fn starting_at(wall_clamps: u64, non_finite: u64, step: u64) -> Self {
         Self { last: Some((0, 0)), last_step: step, wall_clamps, non_finite }
     }
 
     /// The totals with a read of the counters included, without taking it (a checkpoint's
     /// figures between two probes).
-    pub fn peek(&self, d: &Diagnostics) -> (u64, u64) {
+    pub(crate) fn peek(&self, d: &Diagnostics) -> (u64, u64) {
         let (c0, n0) = self.last.unwrap_or((0, 0));
         (self.wall_clamps + d.wall_clamps.wrapping_sub(c0) as u64, self.non_finite + d.non_finite.wrapping_sub(n0) as u64)
     }
 
     /// Takes a read of the counters made after `step` steps. Reads must come less than 2^32
     /// events apart (a read every 4 000 steps at 1M particles clamped every step).
-    pub fn update(&mut self, d: &Diagnostics, step: u64) -> GuardDelta {
+    pub(crate) fn update(&mut self, d: &Diagnostics, step: u64) -> GuardDelta {
         let (c0, n0) = self.last.unwrap_or((0, 0));
         let delta = GuardDelta {
             steps: step.saturating_sub(self.last_step),
@@ -127,7 +127,7 @@ impl Stopped {
 
 /// Watches one run: blow-ups every time, each kind of warning once.
 #[derive(Clone, Debug)]
-pub struct Health {
+pub(crate) struct Health {
     n_fluid: u64,
     sound_speed: f64,
     /// DFSPH: speeds are judged against the step (h per dt), not the speed of sound.
@@ -138,7 +138,7 @@ pub struct Health {
 
 impl Health {
     /// For the simulation of `params` (its fluid, solver, speed of sound and support radius).
-    pub fn new(params: &SimParams) -> Self {
+    pub(crate) fn new(params: &SimParams) -> Self {
         Self {
             n_fluid: params.n_fluid as u64,
             sound_speed: params.sound_speed as f64,
@@ -151,7 +151,7 @@ impl Health {
     /// What the GPU counters say (the app has these alone): non-finite states, and walls that no
     /// longer hold the fluid. `fluid` is the fluid particles there are now (emitters add to the
     /// fluid a run started with, open faces take from it).
-    pub fn check_guards(&self, delta: &GuardDelta, fluid: u64, step: u64, time: f64) -> Option<Finding> {
+    pub(crate) fn check_guards(&self, delta: &GuardDelta, fluid: u64, step: u64, time: f64) -> Option<Finding> {
         let finding = |what: String| Some(Finding { step, time, blow_up: true, what });
         if delta.non_finite > 0 {
             return finding(format!(
@@ -173,7 +173,7 @@ impl Health {
     }
 
     /// What a probe row says: the largest compression and the speeds against the speed of sound.
-    pub fn check_row(&mut self, row: &ProbeRow) -> Option<Finding> {
+    pub(crate) fn check_row(&mut self, row: &ProbeRow) -> Option<Finding> {
         let (step, time) = (row.step, row.time);
         if row.max_compression.is_nan() || row.max_compression > COMPRESSION_BLOWUP {
             return Some(Finding {

@@ -82,7 +82,7 @@ fn parse_smoothing(s: &str) -> Result<f32, String> {
 
 /// What `render.json` records.
 #[derive(Clone, Debug, serde::Serialize)]
-pub struct RenderReport {
+pub(crate) struct RenderReport {
     pub scene: String,
     pub adapter: String,
     pub width: u32,
@@ -111,7 +111,7 @@ pub struct RenderReport {
 
 /// One render pass's mean GPU time per frame.
 #[derive(Clone, Debug, serde::Serialize)]
-pub struct PassTime {
+pub(crate) struct PassTime {
     pub pass: String,
     pub ms_per_frame: f64,
 }
@@ -145,7 +145,7 @@ pub fn run(args: RenderArgs) -> anyhow::Result<()> {
 }
 
 /// Renders `args.frames` frames of `scene` into `args.out`.
-pub fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -> anyhow::Result<RenderReport> {
+pub(crate) fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -> anyhow::Result<RenderReport> {
     let (width, height) = args.size;
     check_size(gpu, args.size, args.view, args.no_images, setup::available_host_memory())?;
     let state = setup::build_checked(scene, gpu).with_context(|| format!("{label}: the scene does not fit this device"))?;
@@ -371,7 +371,7 @@ pub fn check_size(gpu: &Gpu, size: (u32, u32), view: View, no_images: bool, avai
 }
 
 /// The PNG of frame `frame` (1-based) in `dir`.
-pub fn frame_path(dir: &Path, frame: u64) -> PathBuf {
+pub(crate) fn frame_path(dir: &Path, frame: u64) -> PathBuf {
     dir.join(format!("frame-{frame:05}.png"))
 }
 

@@ -3,7 +3,7 @@
 //! see [`crate::wgsl`]), the CPU twin and the renderer.
 
 /// γ of the Tait equation of state, p = B ((ρ/ρ0)^γ − 1).
-pub const TAIT_GAMMA: i32 = 7;
+pub(crate) const TAIT_GAMMA: i32 = 7;
 
 /// `SimParams::solver` of the weakly compressible step (Tait equation of state).
 pub const SOLVER_WCSPH: u32 = 0;
@@ -14,23 +14,23 @@ pub const SOLVER_DFSPH: u32 = 1;
 /// fluid and wall): about 60 % of a full neighbourhood of 4/3·π·2³ ≈ 33 at h = 2 spacings — a
 /// particle at a free surface, where its few neighbours would make it jitter (as SPlisHSPlasH's
 /// DFSPH does).
-pub const DIVERGENCE_MIN_NEIGHBOURS: u32 = 20;
+pub(crate) const DIVERGENCE_MIN_NEIGHBOURS: u32 = 20;
 
 /// A DFSPH solve stops when the mean error is within its tolerance and the largest within this
 /// many times it: the mean alone lets a few hundred particles of an impact front be far off
 /// (they hit the wall through the solve) while the bulk is fine.
-pub const MAX_ERROR_FACTOR: f32 = 10.0;
+pub(crate) const MAX_ERROR_FACTOR: f32 = 10.0;
 
 /// Support radius h of the kernel in particle spacings.
-pub const SUPPORT_OVER_SPACING: f32 = 2.0;
+pub(crate) const SUPPORT_OVER_SPACING: f32 = 2.0;
 
 /// The cubic spline's normalisation 8 / (π h³) for support radius h.
-pub fn kernel_norm(h: f64) -> f64 {
+pub(crate) fn kernel_norm(h: f64) -> f64 {
     8.0 / (std::f64::consts::PI * h * h * h)
 }
 
 /// CFL number dt·c/h: how much of the support radius sound crosses in one step.
-pub fn cfl(dt: f64, sound_speed: f64, h: f64) -> f64 {
+pub(crate) fn cfl(dt: f64, sound_speed: f64, h: f64) -> f64 {
     dt * sound_speed / h
 }
 
@@ -56,13 +56,13 @@ pub fn tait_pressure(rho: f64, rho0: f64, stiffness: f64) -> f64 {
 /// Largest dt the viscous condition allows, dt ≤ 0.125·ℓ²/ν with the smoothing length ℓ = h/2
 /// and the kinematic viscosity of Monaghan's artificial viscosity ν = α·ℓ·c/10 (3D cubic
 /// spline): 0.625·h/(α·c). `None` without viscosity.
-pub fn viscous_dt_limit(h: f64, alpha: f64, sound_speed: f64) -> Option<f64> {
+pub(crate) fn viscous_dt_limit(h: f64, alpha: f64, sound_speed: f64) -> Option<f64> {
     (alpha > 0.0 && sound_speed > 0.0).then(|| 0.625 * h / (alpha * sound_speed))
 }
 
 /// Largest dt the viscous condition allows for a laminar kinematic viscosity ν (no-slip walls):
 /// `0.125·ℓ²/ν` with the smoothing length `ℓ = h/2`. `None` without it.
-pub fn laminar_dt_limit(h: f64, nu: f64) -> Option<f64> {
+pub(crate) fn laminar_dt_limit(h: f64, nu: f64) -> Option<f64> {
     (nu > 0.0).then(|| 0.125 * (0.5 * h) * (0.5 * h) / nu)
 }
 
@@ -75,7 +75,7 @@ pub fn laminar_dt_limit(h: f64, nu: f64) -> Option<f64> {
 /// Two bounds follow the last step: dt grows by at most [`DT_GROWTH`] a step (`last_dt`), and
 /// after a DFSPH pressure solve that stopped at its iteration cap above its tolerance
 /// (`unconverged`), dt is at most half the last one.
-pub fn adaptive_dt(a: AdaptiveDt, max_speed: f64, max_acc: f64, last_dt: f64, unconverged: bool) -> f64 {
+pub(crate) fn adaptive_dt(a: AdaptiveDt, max_speed: f64, max_acc: f64, last_dt: f64, unconverged: bool) -> f64 {
     let AdaptiveDt { solver, h, sound_speed, cfl, dt_min, dt_max } = a;
     let mut dt = dt_max;
     if solver == SOLVER_WCSPH {
@@ -95,7 +95,7 @@ pub fn adaptive_dt(a: AdaptiveDt, max_speed: f64, max_acc: f64, last_dt: f64, un
 
 /// What [`adaptive_dt`] depends on besides the speeds and forces.
 #[derive(Clone, Copy, Debug)]
-pub struct AdaptiveDt {
+pub(crate) struct AdaptiveDt {
     pub solver: u32,
     pub h: f64,
     pub sound_speed: f64,
@@ -106,17 +106,17 @@ pub struct AdaptiveDt {
 
 /// Most an adaptive dt grows from one step to the next (a pressure solve's warm start and the
 /// flow keep up with a dt that grows smoothly; a jump from rest to the CFL bound overwhelms it).
-pub const DT_GROWTH: f64 = 1.1;
+pub(crate) const DT_GROWTH: f64 = 1.1;
 
 /// The share of the last step's total κ a DFSPH pressure solve starts from (its warm start; the
 /// divergence solve starts from half). Below 1 because the iterations only add pressure: a warm
 /// start above what the step needs could not be taken back (the whole of it made the coarse
 /// hydrostatic column stir); well above ½ because the iterations must rebuild the rest every
 /// step, which a deep column's Jacobi iterations do slowly (docs/VALIDATION.md, "DFSPH").
-pub const WARM_PRESSURE_SHARE: f64 = 0.5;
+pub(crate) const WARM_PRESSURE_SHARE: f64 = 0.5;
 
 /// The factor of the force condition dt ≤ FORCE_CONDITION·√(h/|a|max) of an adaptive dt.
-pub const FORCE_CONDITION: f64 = 0.25;
+pub(crate) const FORCE_CONDITION: f64 = 0.25;
 
 /// Most neighbours a particle's neighbour list holds (a multiple of 4; sph.density writes the
 /// lists, sph.force reads them, `crate::sim::neighbour_lists` says when). About 34 lie within h

@@ -6,11 +6,11 @@ use crate::cells::CellGrid;
 use crate::sim::Particles;
 use crate::sim::params::SimParams;
 
-pub mod columns;
+pub(crate) mod columns;
 
 /// What the probes need to know about a run.
 #[derive(Clone, Debug)]
-pub struct ProbeSetup {
+pub(crate) struct ProbeSetup {
     /// Particle spacing s (m).
     pub spacing: f64,
     /// Support radius h (m).
@@ -28,7 +28,7 @@ pub struct ProbeSetup {
 }
 
 impl ProbeSetup {
-    pub fn new(params: &SimParams, spacing: f32, gauges: &[f32]) -> Self {
+    pub(crate) fn new(params: &SimParams, spacing: f32, gauges: &[f32]) -> Self {
         let v = |a: [f32; 3]| a.map(|x| x as f64);
         Self {
             spacing: spacing as f64,
@@ -44,25 +44,25 @@ impl ProbeSetup {
     }
 
     /// With point gauges at these (x, z) positions (their columns follow the slab gauges').
-    pub fn with_point_gauges(mut self, points: &[[f32; 2]]) -> Self {
+    pub(crate) fn with_point_gauges(mut self, points: &[[f32; 2]]) -> Self {
         self.point_gauges = points.iter().map(|g| [g[0] as f64, g[1] as f64]).collect();
         self
     }
 
     /// The columns of the gauges' heights: `x{x}` for a slab, `x{x}_z{z}` for a point.
-    pub fn gauge_names(&self) -> Vec<String> {
+    pub(crate) fn gauge_names(&self) -> Vec<String> {
         self.gauges.iter().map(|g| format!("x{g}")).chain(self.point_gauges.iter().map(|[x, z]| format!("x{x}_z{z}"))).collect()
     }
 
     /// Tait pressure with negative pressure clamped away (docs/PHYSICS.md).
-    pub fn pressure(&self, rho: f64) -> f64 {
+    pub(crate) fn pressure(&self, rho: f64) -> f64 {
         crate::physics::tait_pressure(rho, self.rest_density, self.stiffness)
     }
 
     /// Elastic energy per unit mass stored at density ρ: e(ρ) = ∫ p/ρ² dρ from ρ0, which with the
     /// clamped Tait law is (B/ρ0)·(x^(γ−1)/(γ−1) + 1/x − γ/(γ−1)), x = ρ/ρ0 ≥ 1, and 0 below ρ0
     /// (γ = 7: x⁶/6 + 1/x − 7/6).
-    pub fn elastic_energy_per_mass(&self, rho: f64) -> f64 {
+    pub(crate) fn elastic_energy_per_mass(&self, rho: f64) -> f64 {
         let x = rho / self.rest_density;
         let g = crate::physics::TAIT_GAMMA as f64;
         if x <= 1.0 {
@@ -73,7 +73,7 @@ impl ProbeSetup {
     }
 
     /// Volume one fluid particle stands for on the initial lattice: s³.
-    pub fn particle_volume(&self) -> f64 {
+    pub(crate) fn particle_volume(&self) -> f64 {
         self.spacing.powi(3)
     }
 }
@@ -156,34 +156,34 @@ pub struct ProbeRow {
 
 /// Neighbours are counted within this fraction of h: the kernel vanishes at h, and lattice sites
 /// at exactly h (2 spacings along an axis) would be counted or not by rounding.
-pub const NEIGHBOUR_REACH: f64 = 0.999;
+pub(crate) const NEIGHBOUR_REACH: f64 = 0.999;
 
 /// A fluid particle is in the bulk with at least this fraction of a full neighbourhood.
-pub const BULK_FRACTION: f64 = 0.85;
+pub(crate) const BULK_FRACTION: f64 = 0.85;
 /// A fluid particle is in spray or a drop with fewer than this fraction of a full neighbourhood.
-pub const SPRAY_FRACTION: f64 = 0.25;
+pub(crate) const SPRAY_FRACTION: f64 = 0.25;
 
 impl ProbeRow {
-    pub fn mechanical(&self) -> f64 {
+    pub(crate) fn mechanical(&self) -> f64 {
         self.kinetic + self.potential
     }
-    pub fn total(&self) -> f64 {
+    pub(crate) fn total(&self) -> f64 {
         self.kinetic + self.potential + self.elastic
     }
 
     /// The CSV header for gauges named as [`ProbeSetup::gauge_names`] names them (the columns:
     /// [`columns`]).
-    pub fn header(gauges: &[String]) -> String {
+    pub(crate) fn header(gauges: &[String]) -> String {
         columns::header(gauges)
     }
 
     /// This row as a line of probes.csv (no newline).
-    pub fn csv(&self) -> String {
+    pub(crate) fn csv(&self) -> String {
         columns::line(self)
     }
 
     /// Fills the step columns (`dt` to `solver_error`) from the diagnostics read at this row.
-    pub fn set_step_columns(&mut self, d: &crate::sim::params::Diagnostics) {
+    pub(crate) fn set_step_columns(&mut self, d: &crate::sim::params::Diagnostics) {
         self.dt = d.dt as f64;
         self.step_max_speed = d.max_speed as f64;
         self.density_error = d.density_error as f64;
@@ -194,7 +194,7 @@ impl ProbeRow {
 }
 
 /// Fluid particles of a readback: (position, mass, velocity, density).
-pub fn fluid(p: &Particles) -> impl Iterator<Item = ([f64; 3], f64, [f64; 3], f64)> + '_ {
+pub(crate) fn fluid(p: &Particles) -> impl Iterator<Item = ([f64; 3], f64, [f64; 3], f64)> + '_ {
     p.pos_mass
         .iter()
         .zip(&p.vel_rho)
@@ -203,7 +203,7 @@ pub fn fluid(p: &Particles) -> impl Iterator<Item = ([f64; 3], f64, [f64; 3], f6
 }
 
 /// Neighbours within h of a particle inside the lattice, itself not counted (26 at h = 2s).
-pub fn full_neighbourhood(setup: &ProbeSetup) -> u32 {
+pub(crate) fn full_neighbourhood(setup: &ProbeSetup) -> u32 {
     let r = (setup.h / setup.spacing).ceil() as i32;
     let mut n = 0;
     for k in -r..=r {
@@ -221,7 +221,7 @@ pub fn full_neighbourhood(setup: &ProbeSetup) -> u32 {
 
 /// For every fluid particle (in [`fluid`] order), its neighbours within h, fluid and wall
 /// particles alike; a grid of cell h keeps this O(n).
-pub fn neighbour_counts(setup: &ProbeSetup, p: &Particles) -> Vec<u32> {
+pub(crate) fn neighbour_counts(setup: &ProbeSetup, p: &Particles) -> Vec<u32> {
     let h = setup.h;
     let reach2 = (NEIGHBOUR_REACH * h) * (NEIGHBOUR_REACH * h);
     // every particle (free slots, w = 0, are none)
@@ -266,7 +266,7 @@ pub fn neighbour_counts(setup: &ProbeSetup, p: &Particles) -> Vec<u32> {
 }
 
 /// Measures every probe of a particle readback (the GPU counters are the caller's to fill in).
-pub fn measure(setup: &ProbeSetup, p: &Particles, step: u64, time: f64) -> ProbeRow {
+pub(crate) fn measure(setup: &ProbeSetup, p: &Particles, step: u64, time: f64) -> ProbeRow {
     let rho0 = setup.rest_density;
     let (lo, hi) = (setup.domain_min, setup.domain_max);
     let depths = surface_depths(setup, p);
@@ -318,7 +318,7 @@ pub fn measure(setup: &ProbeSetup, p: &Particles, step: u64, time: f64) -> Probe
 /// front is the largest particle x in that contiguous run plus half a spacing (the edge of the
 /// particle's volume, so that a column of width L starts with front = domain_min.x + L). Drops
 /// thrown ahead of the bulk across a gap of at least h do not count.
-pub fn front(setup: &ProbeSetup, p: &Particles) -> f64 {
+pub(crate) fn front(setup: &ProbeSetup, p: &Particles) -> f64 {
     let x0 = setup.domain_min[0];
     let bins = (((setup.domain_max[0] - x0) / setup.h).ceil() as usize).max(1) + 1;
     let mut max_in_bin = vec![f64::NEG_INFINITY; bins];
@@ -346,7 +346,7 @@ pub fn front(setup: &ProbeSetup, p: &Particles) -> f64 {
 /// `|x − x_gauge| < h` (clipped to the domain), counted as s³ per particle, divided by the slab's
 /// floor area (clipped width × domain depth in z). A depth-averaged height, insensitive to single
 /// drops; for a flat surface it is the surface height above the floor.
-pub fn gauge_height(setup: &ProbeSetup, p: &Particles, x_gauge: f64) -> f64 {
+pub(crate) fn gauge_height(setup: &ProbeSetup, p: &Particles, x_gauge: f64) -> f64 {
     let (lo, hi) = (setup.domain_min, setup.domain_max);
     let a = (x_gauge - setup.h).max(lo[0]);
     let b = (x_gauge + setup.h).min(hi[0]);
@@ -360,7 +360,7 @@ pub fn gauge_height(setup: &ProbeSetup, p: &Particles, x_gauge: f64) -> f64 {
 /// Water height at the point (x, z) of the floor: the volume of the fluid particles in the column
 /// `|x − x_g| < h`, `|z − z_g| < h` (clipped to the domain), counted as s³ per particle, divided by
 /// the column's clipped floor area. Like [`gauge_height`], a height averaged over the column.
-pub fn point_gauge_height(setup: &ProbeSetup, p: &Particles, x: f64, z: f64) -> f64 {
+pub(crate) fn point_gauge_height(setup: &ProbeSetup, p: &Particles, x: f64, z: f64) -> f64 {
     let (lo, hi) = (setup.domain_min, setup.domain_max);
     let (x0, x1) = ((x - setup.h).max(lo[0]), (x + setup.h).min(hi[0]));
     let (z0, z1) = ((z - setup.h).max(lo[2]), (z + setup.h).min(hi[2]));
@@ -375,7 +375,7 @@ pub fn point_gauge_height(setup: &ProbeSetup, p: &Particles, x: f64, z: f64) -> 
 /// column, a vertical column of h × h (x, z) cells, lies half a spacing above the highest
 /// particle centre in it. Particles less than h deep have kernel supports that cross the
 /// surface, so their summed density is short by construction.
-pub fn surface_depths(setup: &ProbeSetup, p: &Particles) -> Vec<f64> {
+pub(crate) fn surface_depths(setup: &ProbeSetup, p: &Particles) -> Vec<f64> {
     let (lo, hi, h) = (setup.domain_min, setup.domain_max, setup.h);
     let nx = (((hi[0] - lo[0]) / h).ceil() as usize).max(1);
     let nz = (((hi[2] - lo[2]) / h).ceil() as usize).max(1);
@@ -396,7 +396,7 @@ pub fn surface_depths(setup: &ProbeSetup, p: &Particles) -> Vec<f64> {
 
 /// The free-surface height above the floor: the mean over the occupied h × h (x, z) columns of
 /// the highest particle centre plus half a spacing.
-pub fn surface_height(setup: &ProbeSetup, p: &Particles) -> f64 {
+pub(crate) fn surface_height(setup: &ProbeSetup, p: &Particles) -> f64 {
     let (lo, hi, h) = (setup.domain_min, setup.domain_max, setup.h);
     let nx = (((hi[0] - lo[0]) / h).ceil() as usize).max(1);
     let nz = (((hi[2] - lo[2]) / h).ceil() as usize).max(1);
@@ -436,7 +436,7 @@ pub struct ProfileBin {
 
 /// Accumulates a vertical profile (bins of one spacing, from the floor) over several snapshots.
 #[derive(Clone, Debug)]
-pub struct Profile {
+pub(crate) struct Profile {
     setup: ProbeSetup,
     bins: Vec<ProfileBin>,
     sum_y: Vec<f64>,
@@ -447,7 +447,7 @@ pub struct Profile {
 }
 
 impl Profile {
-    pub fn new(setup: &ProbeSetup) -> Self {
+    pub(crate) fn new(setup: &ProbeSetup) -> Self {
         let s = setup.spacing;
         let n = (((setup.domain_max[1] - setup.domain_min[1]) / s).ceil() as usize).max(1);
         let bins = (0..n)
@@ -462,7 +462,7 @@ impl Profile {
         Self { setup: setup.clone(), bins, sum_y: vec![0.0; n], sum_rho: vec![0.0; n], sum_p: vec![0.0; n], sum_surface: 0.0, snapshots: 0 }
     }
 
-    pub fn add(&mut self, p: &Particles) {
+    pub(crate) fn add(&mut self, p: &Particles) {
         let depths = surface_depths(&self.setup, p);
         let (s, y0) = (self.setup.spacing, self.setup.domain_min[1]);
         let n = self.bins.len();
@@ -489,12 +489,12 @@ impl Profile {
     }
 
     /// Mean [`surface_height`] over the snapshots.
-    pub fn surface(&self) -> f64 {
+    pub(crate) fn surface(&self) -> f64 {
         if self.snapshots == 0 { 0.0 } else { self.sum_surface / self.snapshots as f64 }
     }
 
     /// The bins that hold particles.
-    pub fn bins(&self) -> Vec<ProfileBin> {
+    pub(crate) fn bins(&self) -> Vec<ProfileBin> {
         self.bins
             .iter()
             .enumerate()
@@ -507,10 +507,11 @@ impl Profile {
     }
 }
 
-pub const PROFILE_HEADER: &str = "y_lo_m,y_hi_m,samples,interior_samples,mean_y_m,mean_density,min_density,max_density,mean_pressure_Pa";
+pub(crate) const PROFILE_HEADER: &str =
+    "y_lo_m,y_hi_m,samples,interior_samples,mean_y_m,mean_density,min_density,max_density,mean_pressure_Pa";
 
 impl ProfileBin {
-    pub fn csv(&self) -> String {
+    pub(crate) fn csv(&self) -> String {
         format!(
             "{:.6},{:.6},{},{},{:.6},{:.5},{:.5},{:.5},{:.4}",
             self.y_lo,
@@ -525,7 +526,7 @@ impl ProfileBin {
         )
     }
 
-    pub fn parse(line: &str) -> Option<ProfileBin> {
+    pub(crate) fn parse(line: &str) -> Option<ProfileBin> {
         let f: Vec<f64> = line.trim().split(',').map(|x| x.parse().ok()).collect::<Option<_>>()?;
         if f.len() != 9 {
             return None;

@@ -14,7 +14,7 @@ fn sim_clock(t: f64) -> String {
 
 /// `x` with `digits` significant digits (0.000412, 0.412, 41.2 for 3), not rounded to a fixed
 /// number of decimals that would print a small rate as 0.000.
-pub fn significant(x: f64, digits: i32) -> String {
+pub(crate) fn significant(x: f64, digits: i32) -> String {
     if x == 0.0 || !x.is_finite() {
         return format!("{x}");
     }
@@ -23,7 +23,7 @@ pub fn significant(x: f64, digits: i32) -> String {
 }
 
 /// A progress bar on stderr: an `indicatif` bar on a terminal, one line per 10 % otherwise.
-pub struct Progress {
+pub(crate) struct Progress {
     label: String,
     total: u64,
     /// Where this run started (a resumed run's checkpoint step): the time left is estimated
@@ -40,7 +40,7 @@ pub struct Progress {
 }
 
 impl Progress {
-    pub fn new(label: &str, total: u64, on: bool) -> Self {
+    pub(crate) fn new(label: &str, total: u64, on: bool) -> Self {
         let bar = (on && std::io::stderr().is_terminal()).then(|| {
             // drawn from the first update on: what is said before (a run's first line) comes first
             let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden());
@@ -66,14 +66,14 @@ impl Progress {
     }
 
     /// What the bar counts ("step" by default; "frame" for `rillet render`).
-    pub fn counting(mut self, unit: &'static str) -> Self {
+    pub(crate) fn counting(mut self, unit: &'static str) -> Self {
         self.unit = unit;
         self.count(self.from, f64::NAN);
         self
     }
 
     /// The count already done when the bar starts (a resumed run's checkpoint step).
-    pub fn starting_at(mut self, from: u64) -> Self {
+    pub(crate) fn starting_at(mut self, from: u64) -> Self {
         self.from = from.min(self.total);
         self.last_decile = (self.from as f64 / self.total.max(1) as f64 * 10.0).floor() as u64;
         if let Some(bar) = &self.bar {
@@ -86,12 +86,12 @@ impl Progress {
     }
 
     /// Seconds left at the pace since the bar started, from `done` of the total.
-    pub fn eta(&self, done: u64, elapsed: f64) -> f64 {
+    pub(crate) fn eta(&self, done: u64, elapsed: f64) -> f64 {
         let since = done.saturating_sub(self.from);
         if since > 0 { elapsed * self.total.saturating_sub(done) as f64 / since as f64 } else { 0.0 }
     }
 
-    pub fn update(&mut self, done: u64, sim_time: f64) {
+    pub(crate) fn update(&mut self, done: u64, sim_time: f64) {
         if !self.on || self.total == 0 {
             return;
         }
@@ -124,7 +124,7 @@ impl Progress {
     }
 
     /// Says `line` on stderr, above the bar (which is redrawn below it).
-    pub fn say(&self, line: &str) {
+    pub(crate) fn say(&self, line: &str) {
         match &self.bar {
             Some(bar) => bar.suspend(|| eprintln!("{line}")),
             None => eprintln!("{line}"),
@@ -132,7 +132,7 @@ impl Progress {
     }
 
     /// Leaves the bar as drawn, its line ended, and draws no more.
-    pub fn finish(&mut self) {
+    pub(crate) fn finish(&mut self) {
         if let Some(bar) = self.bar.take() {
             bar.abandon();
             // indicatif leaves the cursor at the end of the bar's line

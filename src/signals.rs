@@ -46,7 +46,7 @@ pub fn stop_on_signals() {
 
 /// The command has loaded its scene and is about to write: from now on a first signal asks it
 /// to stop between batches ([`stop_requested`]) instead of ending the process.
-pub fn loaded() {
+pub(crate) fn loaded() {
     if let Some(f) = FLAGS.get() {
         f.loading.store(false, Ordering::SeqCst);
     }

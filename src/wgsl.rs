@@ -70,7 +70,7 @@ pub const FILES: &[(&str, &str)] = &[
 ];
 
 /// The generated module of model constants.
-pub const CONSTANTS: &str = "constants";
+pub(crate) const CONSTANTS: &str = "constants";
 
 fn constants_module() -> String {
     format!(
@@ -97,10 +97,10 @@ fn constants_module() -> String {
 }
 
 /// What makes a generated module's text.
-pub type Generated = fn() -> String;
+pub(crate) type Generated = fn() -> String;
 
 /// The names and makers of the generated modules: the constants, then the shared structs.
-pub fn generated() -> impl Iterator<Item = (&'static str, Generated)> {
+pub(crate) fn generated() -> impl Iterator<Item = (&'static str, Generated)> {
     [(CONSTANTS, constants_module as Generated)].into_iter().chain(shared::MODULES.iter().copied())
 }
 
@@ -175,7 +175,7 @@ fn visit(name: &str, from: &str, path: &mut Vec<String>, done: &mut BTreeSet<Str
 
 /// How a global is bound.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Access {
+pub(crate) enum Access {
     Uniform,
     Read,
     ReadWrite,
@@ -183,7 +183,7 @@ pub enum Access {
 
 /// One resource an entry point uses: its WGSL variable name, binding number (group 0) and access.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Binding {
+pub(crate) struct Binding {
     pub name: String,
     pub binding: u32,
     pub access: Access,
@@ -201,7 +201,7 @@ pub enum ReflectError {
 
 /// The resources the entry points `entries` of `source` use (their union, by binding number):
 /// what the pass's bind-group layout must hold and its bind group must name.
-pub fn bindings(label: &str, source: &str, entries: &[&str]) -> Result<Vec<Binding>, ReflectError> {
+pub(crate) fn bindings(label: &str, source: &str, entries: &[&str]) -> Result<Vec<Binding>, ReflectError> {
     let invalid = |message: String| ReflectError::Invalid { label: label.to_owned(), message };
     let module = naga::front::wgsl::parse_str(source).map_err(|e| invalid(e.emit_to_string(source)))?;
     let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all())

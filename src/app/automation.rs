@@ -12,7 +12,7 @@ use winit::window::Window;
 
 /// One diagnostics sample in the report.
 #[derive(Clone, Debug, Default, serde::Serialize)]
-pub struct ReportSample {
+pub(crate) struct ReportSample {
     pub frame: u64,
     pub step: u64,
     /// Simulated time after `step` steps (s) and the last step's dt.
@@ -47,7 +47,7 @@ impl From<&DiagSample> for ReportSample {
 
 /// What `--report` writes at exit.
 #[derive(Clone, Debug, Default, serde::Serialize)]
-pub struct Report {
+pub(crate) struct Report {
     pub adapter: String,
     pub surface_format: String,
     pub timestamps: bool,
@@ -72,7 +72,7 @@ pub struct Report {
 }
 
 /// The scripted side of a run: the options that script it and the report it keeps.
-pub struct Automation {
+pub(crate) struct Automation {
     /// `--frames`: exit after this many.
     frames: Option<u64>,
     /// `--screenshot`: the last frame's file.
@@ -90,7 +90,7 @@ pub struct Automation {
 
 impl Automation {
     /// `header`: the report's fixed part (adapter, surface format, particle counts).
-    pub fn new(args: &AppArgs, header: Report) -> Self {
+    pub(crate) fn new(args: &AppArgs, header: Report) -> Self {
         Self {
             frames: args.frames,
             last_shot: args.screenshot.clone(),
@@ -103,24 +103,24 @@ impl Automation {
     }
 
     /// A diagnostics sample arrived.
-    pub fn diagnostics(&mut self, s: &DiagSample) {
+    pub(crate) fn diagnostics(&mut self, s: &DiagSample) {
         self.report.diagnostics.push(ReportSample::from(s));
     }
 
     /// The per-pass GPU times of `frame` are the latest (counted once per frame).
-    pub fn profile(&mut self, frame: u64) {
+    pub(crate) fn profile(&mut self, frame: u64) {
         if self.report.profile_frames.last() != Some(&frame) {
             self.report.profile_frames.push(frame);
         }
     }
 
     /// Where the screenshot the user asked for (F12, the panel) of frame `next` goes.
-    pub fn asked_shot(&self, next: u64) -> PathBuf {
+    pub(crate) fn asked_shot(&self, next: u64) -> PathBuf {
         self.shot_dir.join(format!("rillet-frame-{next:05}.png"))
     }
 
     /// The scripted screenshot of frame `next` (about to be drawn), if there is one.
-    pub fn scripted_shot(&self, next: u64) -> Option<PathBuf> {
+    pub(crate) fn scripted_shot(&self, next: u64) -> Option<PathBuf> {
         match &self.last_shot {
             Some(path) if self.frames == Some(next) => Some(path.clone()),
             _ => self.shots_at.contains(&next).then(|| self.shot_dir.join(format!("frame-{next:05}.png"))),
@@ -128,25 +128,25 @@ impl Automation {
     }
 
     /// The simulation started again (a reload or a reset) with this many particles.
-    pub fn restarted(&mut self, n_particles: u32, n_fluid: u32) {
+    pub(crate) fn restarted(&mut self, n_particles: u32, n_fluid: u32) {
         self.report.restarts += 1;
         self.report.n_particles = n_particles;
         self.report.n_fluid = n_fluid;
     }
 
     /// A screenshot was recorded (it is written later, off the frame loop).
-    pub fn captured(&mut self, path: &std::path::Path) {
+    pub(crate) fn captured(&mut self, path: &std::path::Path) {
         self.report.screenshots.push(path.display().to_string());
     }
 
     /// The 3D view's rectangle in pixels, [x0, y0, x1, y1], as laid out this frame.
-    pub fn viewport(&mut self, rect: [f32; 4]) {
+    pub(crate) fn viewport(&mut self, rect: [f32; 4]) {
         self.report.viewport = rect;
     }
 
     /// After frame `frame` was presented: counts it, asks for its scripted window size; true
     /// when it was the last one `--frames` asked for.
-    pub fn presented(&mut self, window: &Window, frame: u64, steps: u64, scene_steps: u64, surface_size: [u32; 2]) -> bool {
+    pub(crate) fn presented(&mut self, window: &Window, frame: u64, steps: u64, scene_steps: u64, surface_size: [u32; 2]) -> bool {
         self.report.frames = frame;
         self.report.steps = steps;
         self.report.scene_steps = scene_steps;
@@ -163,7 +163,7 @@ impl Automation {
     }
 
     /// At exit: writes the report, when one was asked for.
-    pub fn write_report(&self) -> anyhow::Result<()> {
+    pub(crate) fn write_report(&self) -> anyhow::Result<()> {
         if let Some(path) = &self.report_path {
             let text = serde_json::to_string_pretty(&self.report)?;
             crate::files::write_whole(path, text.as_bytes()).context("the report")?;

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 /// Steps within a frame at which something wants the simulation's state (the particle
 /// recorder: a frame every K steps, on the steps that are multiples of K).
-pub trait StepStops {
+pub(crate) trait StepStops {
     /// The next step (absolute) to stop at, if any; at most one stop is asked at a time.
     fn due(&self) -> Option<u64>;
     /// The simulation stands at `due()`: record what is wanted of it. Must move `due()` on
@@ -34,9 +34,9 @@ impl StepStops for NoStops {
 /// Frames between two diagnostics readbacks.
 pub const DIAGNOSTICS_EVERY: u64 = 60;
 /// Frames between two timestamp readbacks.
-pub const TIMESTAMPS_EVERY: u64 = 10;
+pub(crate) const TIMESTAMPS_EVERY: u64 = 10;
 /// How long the diagnostics history keeps samples.
-pub const HISTORY: Duration = Duration::from_secs(300);
+pub(crate) const HISTORY: Duration = Duration::from_secs(300);
 
 /// Diagnostics words as they were at the end of one frame.
 #[derive(Clone, Debug, PartialEq)]
@@ -186,7 +186,7 @@ impl Driver {
     /// [`Driver::record_frame`], with the frame's steps split where `stops` asks: whenever the
     /// simulation stands at `stops.due()`, `stops.at` records into the same encoder (a copy of
     /// the state of exactly that step), then the steps go on.
-    pub fn record_frame_stopping(&mut self, encoder: &mut wgpu::CommandEncoder, steps: u32, stops: &mut dyn StepStops) {
+    pub(crate) fn record_frame_stopping(&mut self, encoder: &mut wgpu::CommandEncoder, steps: u32, stops: &mut dyn StepStops) {
         self.frame += 1;
         let frame = self.frame;
         let steps = steps.min(limits::SUBSTEPS.max);

@@ -19,20 +19,20 @@
 //! - [`render_timer`], [`overlay`] (egui-winit and egui-wgpu), [`surface`], [`screenshot`],
 //!   [`watch`]: one mechanism each.
 
-pub mod automation;
-pub mod cli;
+pub(crate) mod automation;
+pub(crate) mod cli;
 pub mod driver;
-pub mod overlay;
+pub(crate) mod overlay;
 pub mod panel;
-pub mod recorder;
-pub mod render_timer;
-pub mod screenshot;
+pub(crate) mod recorder;
+pub(crate) mod render_timer;
+pub(crate) mod screenshot;
 pub mod session;
-pub mod shell;
-pub mod surface;
-pub mod view;
-pub mod viewer;
-pub mod watch;
+pub(crate) mod shell;
+pub(crate) mod surface;
+pub(crate) mod view;
+pub(crate) mod viewer;
+pub(crate) mod watch;
 
 pub use cli::AppArgs;
 

@@ -10,7 +10,7 @@ use winit::event::WindowEvent;
 use winit::window::Window;
 
 /// egui on the window: its input, its platform output, and its render pass.
-pub struct Overlay {
+pub(crate) struct Overlay {
     ctx: egui::Context,
     state: egui_winit::State,
     renderer: egui_wgpu::Renderer,
@@ -20,7 +20,7 @@ pub struct Overlay {
 
 impl Overlay {
     /// egui for `window`, drawing into surface textures of `format`.
-    pub fn new(gpu: &Gpu, window: &Window, format: wgpu::TextureFormat) -> Self {
+    pub(crate) fn new(gpu: &Gpu, window: &Window, format: wgpu::TextureFormat) -> Self {
         let ctx = egui::Context::default();
         let max_tex = gpu.limits.max_texture_dimension_2d as usize;
         let state = egui_winit::State::new(
@@ -45,13 +45,13 @@ impl Overlay {
     }
 
     /// Hands a window event to egui; true when egui wants the window redrawn.
-    pub fn on_window_event(&mut self, window: &Window, event: &WindowEvent) -> bool {
+    pub(crate) fn on_window_event(&mut self, window: &Window, event: &WindowEvent) -> bool {
         self.state.on_window_event(window, event).repaint
     }
 
     /// Runs one egui frame with the input gathered since the last, building the UI with `build`;
     /// applies egui's platform output and returns what is left to draw.
-    pub fn run(&mut self, window: &Window, build: impl FnMut(&mut egui::Ui)) -> egui::FullOutput {
+    pub(crate) fn run(&mut self, window: &Window, build: impl FnMut(&mut egui::Ui)) -> egui::FullOutput {
         let raw = self.state.take_egui_input(window);
         let mut full = self.ctx.run_ui(raw, build);
         self.state.handle_platform_output(window, std::mem::take(&mut full.platform_output));
@@ -61,7 +61,7 @@ impl Overlay {
     /// Records the egui pass (labelled `ui.egui`) over `target`, a view of a surface texture of
     /// `size` pixels, keeping what is drawn there. Returns the command buffers egui-wgpu needs
     /// submitted before `encoder`'s; call [`Overlay::submitted`] after the submit.
-    pub fn record(
+    pub(crate) fn record(
         &mut self,
         gpu: &Gpu,
         encoder: &mut wgpu::CommandEncoder,
@@ -103,7 +103,7 @@ impl Overlay {
     }
 
     /// After the submit: frees the textures egui no longer uses.
-    pub fn submitted(&mut self) {
+    pub(crate) fn submitted(&mut self) {
         for id in self.to_free.drain(..) {
             self.renderer.free_texture(&id);
         }

@@ -19,7 +19,7 @@ struct Tag {
     stiffness: f32,
 }
 
-pub struct Recorder {
+pub(crate) struct Recorder {
     pub dir: PathBuf,
     formats: Vec<Format>,
     /// Record every this many steps.
@@ -40,7 +40,7 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    pub fn new(dir: PathBuf, formats: Vec<Format>, every: u64, boundary: bool) -> Self {
+    pub(crate) fn new(dir: PathBuf, formats: Vec<Format>, every: u64, boundary: bool) -> Self {
         Self {
             dir,
             formats,
@@ -58,12 +58,12 @@ impl Recorder {
     }
 
     /// "Export frame": the state after the next frame's steps.
-    pub fn export_frame(&mut self) {
+    pub(crate) fn export_frame(&mut self) {
         self.one_shot = true;
     }
 
     /// "Record" / "Stop": from the current step on, a frame every `every` steps.
-    pub fn toggle(&mut self, step: u64) {
+    pub(crate) fn toggle(&mut self, step: u64) {
         self.recording = !self.recording;
         self.next_step = step;
         log::info!("recording {} ({})", if self.recording { "on" } else { "off" }, self.dir.display());
@@ -72,19 +72,19 @@ impl Recorder {
     /// While recording: the step of the next frame to record (a multiple of `every`, or the step
     /// recording started at). The frame's steps stop there ([`Recorder::stops`]), so the series
     /// keeps exact intervals whatever the steps per frame.
-    pub fn due(&self) -> Option<u64> {
+    pub(crate) fn due(&self) -> Option<u64> {
         (self.recording && self.error.is_none()).then_some(self.next_step)
     }
 
     /// The recorder as the frame's step stops ([`crate::app::driver::StepStops`]).
-    pub fn stops<'a>(&'a mut self, device: &'a wgpu::Device) -> RecorderStops<'a> {
+    pub(crate) fn stops<'a>(&'a mut self, device: &'a wgpu::Device) -> RecorderStops<'a> {
         RecorderStops { recorder: self, device }
     }
 
     /// After the frame's steps, in its encoder: the copy of the particle buffers when a frame is
     /// due ("Export frame", or a recorded step the frame's stops did not take). Never waits; a
     /// frame due while every staging buffer is in flight is skipped (and counted).
-    pub fn record(&mut self, device: &wgpu::Device, encoder: &mut wgpu::CommandEncoder, sim: &Sim) {
+    pub(crate) fn record(&mut self, device: &wgpu::Device, encoder: &mut wgpu::CommandEncoder, sim: &Sim) {
         let shot = std::mem::take(&mut self.one_shot);
         self.copy_if_due(device, encoder, sim, shot);
     }
@@ -115,7 +115,7 @@ impl Recorder {
         sim.record_particle_copy(encoder, dst, 0);
     }
 
-    pub fn submitted(&mut self) {
+    pub(crate) fn submitted(&mut self) {
         if let Some((r, _)) = &mut self.readback {
             r.submitted();
         }
@@ -123,7 +123,7 @@ impl Recorder {
 
     /// Hands the copies that arrived to the writer (started on first use). `sim` is the running
     /// simulation, whose copies these are (a restart drops the ones in flight).
-    pub fn poll(&mut self, sim: &Sim) {
+    pub(crate) fn poll(&mut self, sim: &Sim) {
         let Some((readback, _)) = &mut self.readback else { return };
         for (tag, bytes) in readback.take_ready() {
             let diag = readback::diagnostics_from(&bytes[tag.copy.diagnostics_at() as usize..]);
@@ -164,7 +164,7 @@ impl Recorder {
 
     /// The simulation started again (reset, reload): the frames written so far are a series of
     /// their own; a new one starts (a recording goes on from step 0).
-    pub fn restarted(&mut self) {
+    pub(crate) fn restarted(&mut self) {
         self.readback = None;
         self.next_step = 0;
         if let Some(e) = self.exporter.take()
@@ -181,12 +181,12 @@ impl Recorder {
     }
 
     /// Readbacks still in flight.
-    pub fn in_flight(&self) -> usize {
+    pub(crate) fn in_flight(&self) -> usize {
         self.readback.as_ref().map_or(0, |(r, _)| r.in_flight())
     }
 
     /// At exit: waits for the writer; what it wrote.
-    pub fn finish(&mut self) -> anyhow::Result<Option<ExportStats>> {
+    pub(crate) fn finish(&mut self) -> anyhow::Result<Option<ExportStats>> {
         match self.exporter.take() {
             Some(e) => Ok(Some(e.finish()?)),
             None => Ok(None),
@@ -195,7 +195,7 @@ impl Recorder {
 }
 
 /// The recorder stopping a frame's steps at its recorded steps.
-pub struct RecorderStops<'a> {
+pub(crate) struct RecorderStops<'a> {
     recorder: &'a mut Recorder,
     device: &'a wgpu::Device,
 }

@@ -4,32 +4,32 @@
 use crate::sim::profiler::FrameTimer;
 
 /// Labels of the timed render passes, in query order (the 3D view's, one pass or several; egui's).
-pub const PASSES: [&str; 2] = ["render.scene", "ui.egui"];
+pub(crate) const PASSES: [&str; 2] = ["render.scene", "ui.egui"];
 
-pub struct RenderTimer {
+pub(crate) struct RenderTimer {
     timer: FrameTimer,
     /// Frame of the last times that arrived, and the milliseconds per pass.
     pub latest: Option<(u64, [f64; 2])>,
 }
 
 impl RenderTimer {
-    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> Self {
+    pub(crate) fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> Self {
         Self { timer: FrameTimer::new(device, queue, "app.readback.render_timestamps", &PASSES), latest: None }
     }
 
     /// Starts timing frame `frame` (before its passes are recorded).
-    pub fn start(&mut self, frame: u64) {
+    pub(crate) fn start(&mut self, frame: u64) {
         self.timer.start(frame);
     }
 
     /// Where the 3D view's passes write their times: one figure for all of them (the first
     /// entry of [`PASSES`]).
-    pub fn scene_timing(&self) -> crate::render::Timing<'_> {
+    pub(crate) fn scene_timing(&self) -> crate::render::Timing<'_> {
         crate::render::Timing::Whole { set: self.timer.query_set(), begin: 0, end: 1 }
     }
 
     /// Timestamp writes for pass `i` of [`PASSES`].
-    pub fn writes(&self, i: u32) -> wgpu::RenderPassTimestampWrites<'_> {
+    pub(crate) fn writes(&self, i: u32) -> wgpu::RenderPassTimestampWrites<'_> {
         wgpu::RenderPassTimestampWrites {
             query_set: self.timer.query_set(),
             beginning_of_pass_write_index: Some(2 * i),
@@ -38,16 +38,16 @@ impl RenderTimer {
     }
 
     /// After both passes: resolves and copies the times out (when a staging buffer is free).
-    pub fn record_copy(&mut self, encoder: &mut wgpu::CommandEncoder, frame: u64) {
+    pub(crate) fn record_copy(&mut self, encoder: &mut wgpu::CommandEncoder, frame: u64) {
         self.timer.record_copy(encoder, frame);
     }
 
-    pub fn submitted(&mut self) {
+    pub(crate) fn submitted(&mut self) {
         self.timer.submitted();
     }
 
     /// Takes what has arrived (after a device poll), without waiting.
-    pub fn poll(&mut self) {
+    pub(crate) fn poll(&mut self) {
         if let Some((frame, ms)) = self.timer.take_ready().pop() {
             self.latest = Some((frame, [ms[0], ms[1]]));
         }

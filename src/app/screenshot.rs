@@ -17,7 +17,7 @@ struct Shot {
 }
 
 #[derive(Default)]
-pub struct Screenshots {
+pub(crate) struct Screenshots {
     pending: Vec<Readback<Shot>>,
     writers: Vec<JoinHandle<Result<PathBuf, String>>>,
     pub written: Vec<PathBuf>,
@@ -26,13 +26,13 @@ pub struct Screenshots {
 
 impl Screenshots {
     /// Whether a surface of this format can be captured (8-bit RGBA or BGRA).
-    pub fn supports(format: wgpu::TextureFormat) -> bool {
+    pub(crate) fn supports(format: wgpu::TextureFormat) -> bool {
         use wgpu::TextureFormat::*;
         matches!(format, Rgba8Unorm | Rgba8UnormSrgb | Bgra8Unorm | Bgra8UnormSrgb)
     }
 
     /// Records the copy of `texture` (a `COPY_SRC` surface texture) into a new staging buffer.
-    pub fn record(&mut self, device: &wgpu::Device, encoder: &mut wgpu::CommandEncoder, texture: &wgpu::Texture, path: PathBuf) {
+    pub(crate) fn record(&mut self, device: &wgpu::Device, encoder: &mut wgpu::CommandEncoder, texture: &wgpu::Texture, path: PathBuf) {
         let (width, height) = (texture.width(), texture.height());
         let padded_row = image::padded_row(width);
         let bgra = matches!(texture.format(), wgpu::TextureFormat::Bgra8Unorm | wgpu::TextureFormat::Bgra8UnormSrgb);
@@ -50,14 +50,14 @@ impl Screenshots {
     }
 
     /// Asks for the mappings of the copies just submitted.
-    pub fn submitted(&mut self) {
+    pub(crate) fn submitted(&mut self) {
         for rb in &mut self.pending {
             rb.submitted();
         }
     }
 
     /// Hands the captures that have arrived to PNG writer threads (call after a device poll).
-    pub fn poll(&mut self) {
+    pub(crate) fn poll(&mut self) {
         let mut still = Vec::new();
         for mut rb in self.pending.drain(..) {
             let ready = rb.take_ready();
@@ -90,12 +90,12 @@ impl Screenshots {
         }
     }
 
-    pub fn busy(&self) -> bool {
+    pub(crate) fn busy(&self) -> bool {
         !self.pending.is_empty() || !self.writers.is_empty()
     }
 
     /// Waits (at most `timeout`) for every capture to be written: used once, at exit.
-    pub fn finish(&mut self, device: &wgpu::Device, timeout: Duration) {
+    pub(crate) fn finish(&mut self, device: &wgpu::Device, timeout: Duration) {
         let deadline = Instant::now() + timeout;
         while !self.pending.is_empty() && Instant::now() < deadline {
             let _ = device.poll(wgpu::PollType::Wait { submission_index: None, timeout: Some(Duration::from_millis(100)) });

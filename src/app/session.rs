@@ -27,13 +27,13 @@ pub struct SceneFile {
 }
 
 impl SceneFile {
-    pub fn load(path: Option<&std::path::Path>) -> Result<Self, crate::scene::SceneError> {
+    pub(crate) fn load(path: Option<&std::path::Path>) -> Result<Self, crate::scene::SceneError> {
         let (scene, name) = crate::scene::load_or_default(path)?;
         Ok(Self { scene, name, path: path.map(|p| p.to_path_buf()) })
     }
 
     /// The scene's own `name` with its file, for the title bar and the panel.
-    pub fn title(&self) -> String {
+    pub(crate) fn title(&self) -> String {
         if self.scene.name.is_empty() { self.name.clone() } else { format!("{} — {}", self.scene.name, self.name) }
     }
 }
@@ -59,7 +59,7 @@ impl LoadedScene {
         Ok(Self { scene: file.scene, name: file.name, title, path: file.path, state })
     }
 
-    pub fn load(path: Option<&std::path::Path>, gpu: &Gpu) -> anyhow::Result<Self> {
+    pub(crate) fn load(path: Option<&std::path::Path>, gpu: &Gpu) -> anyhow::Result<Self> {
         let file = SceneFile::load(path)?;
         let name = file.name.clone();
         Self::build(file, gpu).with_context(|| format!("{name}: the scene does not fit this device"))
@@ -68,7 +68,7 @@ impl LoadedScene {
     /// The initial state with `solver` in place of the scene's `physics.solver` (the panel's
     /// choice; None: the scene's own), the scene being checked again with it (a dt fit for DFSPH
     /// may be beyond the CFL limit of WCSPH).
-    pub fn state_with(&self, solver: Option<Solver>) -> anyhow::Result<Cow<'_, InitialState>> {
+    pub(crate) fn state_with(&self, solver: Option<Solver>) -> anyhow::Result<Cow<'_, InitialState>> {
         let Some(solver) = solver.filter(|s| *s != self.scene.physics.solver) else { return Ok(Cow::Borrowed(&self.state)) };
         let mut scene = self.scene.clone();
         scene.physics.solver = solver;
@@ -84,7 +84,7 @@ impl LoadedScene {
 }
 
 /// A new scene replaced the running one.
-pub struct Reloaded {
+pub(crate) struct Reloaded {
     /// Its domain differs from the old one's (the camera frames it again).
     pub domain_changed: bool,
 }
@@ -120,12 +120,12 @@ impl Session {
     }
 
     /// When the file watch wants to look next (for a sleeping event loop).
-    pub fn wake_at(&self) -> Instant {
+    pub(crate) fn wake_at(&self) -> Instant {
         self.watch.as_ref().map_or(Instant::now() + Duration::from_secs(1), |w| w.next_check())
     }
 
     /// Reloads the scene when its file changed (checked at most twice a second).
-    pub fn check_file(&mut self, gpu: &Gpu) -> Option<Reloaded> {
+    pub(crate) fn check_file(&mut self, gpu: &Gpu) -> Option<Reloaded> {
         if self.watch.as_mut().is_some_and(|w| w.changed()) {
             log::info!("{} changed on disk: reloading", self.scene.name);
             return self.reload(gpu);
@@ -134,7 +134,7 @@ impl Session {
     }
 
     /// Reads the scene again; on any error the running scene stays and the error is shown.
-    pub fn reload(&mut self, gpu: &Gpu) -> Option<Reloaded> {
+    pub(crate) fn reload(&mut self, gpu: &Gpu) -> Option<Reloaded> {
         let loaded = match LoadedScene::load(self.scene.path.as_deref(), gpu) {
             Ok(l) => l,
             Err(e) => {
@@ -201,7 +201,7 @@ impl Session {
     }
 
     /// Pauses because the simulation blew up; `what` is shown until a reset or reload.
-    pub fn pause_for_blow_up(&mut self, what: String) {
+    pub(crate) fn pause_for_blow_up(&mut self, what: String) {
         self.controls.paused = true;
         self.paused_by_blow_up = true;
         self.error = Some(what);
@@ -215,12 +215,12 @@ impl Session {
     }
 
     /// Runs one step on the next frame (while paused).
-    pub fn step_once(&mut self) {
+    pub(crate) fn step_once(&mut self) {
         self.step_once = true;
     }
 
     /// Applies the panel's simulation options between frames (particles are kept).
-    pub fn apply_options(&mut self) {
+    pub(crate) fn apply_options(&mut self) {
         if self.controls.options == *self.driver.sim().options() {
             return;
         }
@@ -233,7 +233,7 @@ impl Session {
 
     /// Records the next frame's steps (none while paused, unless one was asked for); returns
     /// how many.
-    pub fn record_frame(&mut self, encoder: &mut wgpu::CommandEncoder, stops: &mut dyn crate::app::driver::StepStops) -> u32 {
+    pub(crate) fn record_frame(&mut self, encoder: &mut wgpu::CommandEncoder, stops: &mut dyn crate::app::driver::StepStops) -> u32 {
         let steps = if self.controls.paused { std::mem::take(&mut self.step_once) as u32 } else { self.controls.substeps };
         self.driver.record_frame_stopping(encoder, steps, stops);
         steps

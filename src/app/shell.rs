@@ -22,7 +22,7 @@ use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::window::{Window, WindowId};
 
 /// The window to open.
-pub struct WindowSpec {
+pub(crate) struct WindowSpec {
     pub title: String,
     /// Inner size in pixels.
     pub size: (u32, u32),
@@ -32,7 +32,7 @@ pub struct WindowSpec {
 
 /// What the shell lends its content for a call: the GPU, the window, and the surface (its
 /// formats, size and whether it can be copied from).
-pub struct Host<'a> {
+pub(crate) struct Host<'a> {
     pub gpu: &'a Gpu,
     pub window: &'a Window,
     pub surface: &'a WindowSurface,
@@ -40,7 +40,7 @@ pub struct Host<'a> {
 
 /// Whether the event loop goes on after a frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Flow {
+pub(crate) enum Flow {
     Continue,
     Exit,
 }
@@ -55,7 +55,7 @@ pub enum Flow {
 /// [`record_after_overlay`]: Content::record_after_overlay
 /// [`submitted`]: Content::submitted
 /// [`presented`]: Content::presented
-pub trait Content {
+pub(crate) trait Content {
     /// First in every redraw, also when nothing is drawn after it (minimized, no surface
     /// texture): takes what has arrived since the last frame, without waiting.
     fn poll(&mut self, host: &Host);
@@ -84,7 +84,7 @@ pub trait Content {
 
 /// Opens the window described by `spec`, starts the content with `init` once the GPU is up,
 /// and runs until the window is closed or the content says [`Flow::Exit`].
-pub fn run<C: Content>(spec: WindowSpec, init: impl FnOnce(&Host) -> anyhow::Result<C>) -> anyhow::Result<()> {
+pub(crate) fn run<C: Content>(spec: WindowSpec, init: impl FnOnce(&Host) -> anyhow::Result<C>) -> anyhow::Result<()> {
     let event_loop =
         EventLoop::new().context("cannot open a window (no display? set DISPLAY or WAYLAND_DISPLAY, or run under xvfb-run)")?;
     let mut handler = Handler { start: Some((spec, init)), running: None, result: Ok(()) };

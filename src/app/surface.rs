@@ -8,7 +8,7 @@ use anyhow::Context as _;
 use std::sync::Arc;
 use winit::window::Window;
 
-pub struct WindowSurface {
+pub(crate) struct WindowSurface {
     surface: wgpu::Surface<'static>,
     pub config: wgpu::SurfaceConfiguration,
     /// The surface can be copied from (screenshots).
@@ -18,7 +18,7 @@ pub struct WindowSurface {
 }
 
 /// What [`WindowSurface::acquire`] got.
-pub enum Acquired {
+pub(crate) enum Acquired {
     /// A frame to draw; `reconfigure`: configure again once it is presented (suboptimal).
     Frame { frame: wgpu::SurfaceTexture, reconfigure: bool },
     /// No frame this time; the surface was reconfigured or recreated: try again at once.
@@ -28,7 +28,7 @@ pub enum Acquired {
 }
 
 impl WindowSurface {
-    pub fn new(gpu: &Gpu, surface: wgpu::Surface<'static>, size: (u32, u32), vsync: bool) -> anyhow::Result<Self> {
+    pub(crate) fn new(gpu: &Gpu, surface: wgpu::Surface<'static>, size: (u32, u32), vsync: bool) -> anyhow::Result<Self> {
         let mut config = surface
             .get_default_config(&gpu.adapter, size.0.max(1), size.1.max(1))
             .context("the adapter cannot present to this window's surface")?;
@@ -64,7 +64,7 @@ impl WindowSurface {
 
     /// Follows the window's size; a 0×0 window (minimized) keeps the old configuration, since
     /// a surface of no area cannot be configured.
-    pub fn resize(&mut self, device: &wgpu::Device, width: u32, height: u32) {
+    pub(crate) fn resize(&mut self, device: &wgpu::Device, width: u32, height: u32) {
         if width == 0 || height == 0 {
             return;
         }
@@ -73,17 +73,17 @@ impl WindowSurface {
         self.surface.configure(device, &self.config);
     }
 
-    pub fn size(&self) -> [u32; 2] {
+    pub(crate) fn size(&self) -> [u32; 2] {
         [self.config.width, self.config.height]
     }
 
     /// Configures again (after presenting a suboptimal frame).
-    pub fn reconfigure(&self, device: &wgpu::Device) {
+    pub(crate) fn reconfigure(&self, device: &wgpu::Device) {
         self.surface.configure(device, &self.config);
     }
 
     /// The next frame, with every outcome of `get_current_texture` handled.
-    pub fn acquire(&mut self, gpu: &Gpu, window: &Arc<Window>) -> Acquired {
+    pub(crate) fn acquire(&mut self, gpu: &Gpu, window: &Arc<Window>) -> Acquired {
         match self.surface.get_current_texture() {
             wgpu::CurrentSurfaceTexture::Success(frame) => Acquired::Frame { frame, reconfigure: false },
             // draw this one, reconfigure once it is presented (not while it is held)

@@ -11,7 +11,7 @@ use crate::sim::Sim;
 use crate::sim::params::SimParams;
 
 /// The 3D part of the window and how it is drawn.
-pub struct SceneView {
+pub(crate) struct SceneView {
     renderer: Renderer,
     /// GPU times of the render passes (where the adapter has timestamp queries).
     timer: Option<RenderTimer>,
@@ -25,7 +25,7 @@ pub struct SceneView {
 
 impl SceneView {
     /// `size`: the window's, until the first layout says what the panel leaves to the view.
-    pub fn new(gpu: &Gpu, format: wgpu::TextureFormat, params: &SimParams, size: [u32; 2]) -> Self {
+    pub(crate) fn new(gpu: &Gpu, format: wgpu::TextureFormat, params: &SimParams, size: [u32; 2]) -> Self {
         let (width, height) = (size[0] as f32, size[1] as f32);
         Self {
             renderer: Renderer::new(&gpu.device, format),
@@ -37,22 +37,22 @@ impl SceneView {
     }
 
     /// A new simulation runs (reset, reload): the renderer lets go of the old particle buffers.
-    pub fn release_particles(&mut self) {
+    pub(crate) fn release_particles(&mut self) {
         self.renderer.release_particles();
     }
 
     /// The scene's solids (triangles) to draw, when a scene is loaded.
-    pub fn set_solids(&mut self, gpu: &Gpu, triangles: &[[f32; 3]]) {
+    pub(crate) fn set_solids(&mut self, gpu: &Gpu, triangles: &[[f32; 3]]) {
         self.renderer.set_solids(&gpu.device, triangles);
     }
 
     /// Frames the whole scene again on the next frame.
-    pub fn reframe(&mut self) {
+    pub(crate) fn reframe(&mut self) {
         self.frame_camera = true;
     }
 
     /// A new scene runs: its colour ranges, and its framing when the domain changed.
-    pub fn scene_replaced(&mut self, params: &SimParams, domain_changed: bool) {
+    pub(crate) fn scene_replaced(&mut self, params: &SimParams, domain_changed: bool) {
         self.frame_camera |= domain_changed;
         self.settings.ranges = ColorMode::ALL.map(|m| m.default_range(params));
     }
@@ -60,7 +60,7 @@ impl SceneView {
     /// The rest of the window after the panel: the camera's input (drag to rotate, right or
     /// middle drag to pan, wheel to zoom). Returns the view's rectangle in pixels,
     /// [x0, y0, x1, y1], clamped to the surface of `surface_size`.
-    pub fn input(&mut self, ui: &mut egui::Ui, surface_size: [u32; 2]) -> [f32; 4] {
+    pub(crate) fn input(&mut self, ui: &mut egui::Ui, surface_size: [u32; 2]) -> [f32; 4] {
         let camera = &mut self.settings.camera;
         let mut central = egui::Rect::NOTHING;
         egui::CentralPanel::no_frame().show(ui, |ui| {
@@ -91,7 +91,7 @@ impl SceneView {
     }
 
     /// Frames the scene when asked to (at start, `C`, a reload into another domain).
-    pub fn frame_if_asked(&mut self, params: &SimParams) {
+    pub(crate) fn frame_if_asked(&mut self, params: &SimParams) {
         if std::mem::take(&mut self.frame_camera) {
             self.settings.camera = ViewSettings::new(params, self.viewport.aspect()).camera;
         }
@@ -99,7 +99,7 @@ impl SceneView {
 
     /// Records the 3D view of frame `frame` (the fluid of `sim` as spheres or water, the box) into
     /// `target`, a view of the surface texture of `size` pixels.
-    pub fn record(
+    pub(crate) fn record(
         &mut self,
         gpu: &Gpu,
         encoder: &mut wgpu::CommandEncoder,
@@ -127,12 +127,12 @@ impl SceneView {
     }
 
     /// Timestamp writes for the egui pass of frame `frame`, when it is timed.
-    pub fn overlay_timestamps(&self, frame: u64) -> Option<wgpu::RenderPassTimestampWrites<'_>> {
+    pub(crate) fn overlay_timestamps(&self, frame: u64) -> Option<wgpu::RenderPassTimestampWrites<'_>> {
         timed(&self.timer, frame).map(|t| t.writes(1))
     }
 
     /// After both passes of a timed frame: the copy of their times.
-    pub fn record_times(&mut self, encoder: &mut wgpu::CommandEncoder, frame: u64) {
+    pub(crate) fn record_times(&mut self, encoder: &mut wgpu::CommandEncoder, frame: u64) {
         if timed(&self.timer, frame).is_some()
             && let Some(t) = &mut self.timer
         {
@@ -140,14 +140,14 @@ impl SceneView {
         }
     }
 
-    pub fn submitted(&mut self) {
+    pub(crate) fn submitted(&mut self) {
         if let Some(t) = &mut self.timer {
             t.submitted();
         }
     }
 
     /// Takes the render pass times that have arrived (after a device poll), without waiting.
-    pub fn poll(&mut self) {
+    pub(crate) fn poll(&mut self) {
         if let Some(t) = &mut self.timer {
             t.poll();
         }
@@ -155,7 +155,7 @@ impl SceneView {
 
     /// The latest render pass times: the frame they were measured on and the milliseconds of
     /// each pass of [`super::render_timer::PASSES`].
-    pub fn render_times(&self) -> Option<(u64, [f64; 2])> {
+    pub(crate) fn render_times(&self) -> Option<(u64, [f64; 2])> {
         self.timer.as_ref().and_then(|t| t.latest)
     }
 }

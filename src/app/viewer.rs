@@ -19,7 +19,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 /// The window's title for a scene.
-pub fn title(scene_name: &str) -> String {
+pub(crate) fn title(scene_name: &str) -> String {
     format!("Rillet — {scene_name}")
 }
 
@@ -49,7 +49,7 @@ impl Rate {
 }
 
 /// The app's content: the parts of a frame, each in its own type.
-pub struct Viewer {
+pub(crate) struct Viewer {
     session: Session,
     view: SceneView,
     panel: PanelState,
@@ -66,7 +66,7 @@ pub struct Viewer {
 }
 
 impl Viewer {
-    pub fn new(host: &Host, args: &AppArgs, file: SceneFile) -> anyhow::Result<Self> {
+    pub(crate) fn new(host: &Host, args: &AppArgs, file: SceneFile) -> anyhow::Result<Self> {
         let (gpu, surface) = (host.gpu, host.surface);
         let name = file.name.clone();
         let scene = LoadedScene::build(file, gpu).with_context(|| format!("{name}: the scene does not fit this device"))?;

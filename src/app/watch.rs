@@ -7,26 +7,26 @@ use std::time::{Duration, Instant, SystemTime};
 
 const EVERY: Duration = Duration::from_millis(500);
 
-pub struct SceneWatch {
+pub(crate) struct SceneWatch {
     /// The scene file first, then its meshes, with the modification time last seen.
     files: Vec<(PathBuf, Option<SystemTime>)>,
     last_check: Instant,
 }
 
 impl SceneWatch {
-    pub fn new(path: &Path) -> Self {
+    pub(crate) fn new(path: &Path) -> Self {
         Self { files: vec![(path.to_path_buf(), modified(path))], last_check: Instant::now() }
     }
 
     /// Watches these mesh files too (replacing the ones watched before), from their present
     /// state.
-    pub fn set_meshes(&mut self, meshes: &[PathBuf]) {
+    pub(crate) fn set_meshes(&mut self, meshes: &[PathBuf]) {
         self.files.truncate(1);
         self.files.extend(meshes.iter().map(|m| (m.clone(), modified(m))));
     }
 
     /// True once per change of a file's modification time (checked at most twice a second).
-    pub fn changed(&mut self) -> bool {
+    pub(crate) fn changed(&mut self) -> bool {
         if self.last_check.elapsed() < EVERY {
             return false;
         }
@@ -43,7 +43,7 @@ impl SceneWatch {
     }
 
     /// When the next check is due (for the event loop's wake-up time).
-    pub fn next_check(&self) -> Instant {
+    pub(crate) fn next_check(&self) -> Instant {
         self.last_check + EVERY
     }
 }

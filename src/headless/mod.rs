@@ -23,11 +23,11 @@
 //! [`resume`] (run folders: locking, clearing, resuming, reading back) and [`summary`] (what is
 //! said at the end).
 
-pub mod outputs;
-pub mod resume;
-pub mod run_loop;
-pub mod settings;
-pub mod summary;
+pub(crate) mod outputs;
+pub(crate) mod resume;
+pub(crate) mod run_loop;
+pub(crate) mod settings;
+pub(crate) mod summary;
 
 pub use crate::health::Stopped;
 pub use outputs::{LEAK_ROWS, LEAKS_FILE};
@@ -45,7 +45,7 @@ use crate::scene::Scene;
 use serde::{Deserialize, Serialize};
 
 /// The folder of the exported frames inside a run folder.
-pub const EXPORT_FOLDER: &str = "particles";
+pub(crate) const EXPORT_FOLDER: &str = "particles";
 
 /// Fluid in and out of a run (run.json).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -163,14 +163,14 @@ impl std::ops::Deref for RunMeta {
 
 impl RunMeta {
     /// The settings the run was made with, its export's included (a resume continues with them).
-    pub fn run_settings(&self) -> RunSettings {
+    pub(crate) fn run_settings(&self) -> RunSettings {
         RunSettings { export: self.export.as_ref().map(|e| e.settings.clone()), ..self.settings.clone() }
     }
 }
 
 /// The dt statistics of run.json over probe rows: (smallest, largest, mean); rows without a dt
 /// (written before the column existed) are left out.
-pub fn dt_seen(rows: &[ProbeRow]) -> (f64, f64, f64) {
+pub(crate) fn dt_seen(rows: &[ProbeRow]) -> (f64, f64, f64) {
     let dts: Vec<f64> = rows.iter().map(|r| r.dt).filter(|&dt| dt > 0.0).collect();
     if dts.is_empty() {
         return (0.0, 0.0, 0.0);
@@ -232,7 +232,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
 }
 
 /// Today's UTC date, YYYY-MM-DD.
-pub fn utc_date() -> String {
+pub(crate) fn utc_date() -> String {
     jiff::Timestamp::now().strftime("%Y-%m-%d").to_string()
 }
 

@@ -19,7 +19,7 @@ pub const LEAK_ROWS: usize = 100;
 const LEAKS_HEADER: &str = "step,time_s,id,x,y,z,vx,vy,vz,density";
 
 /// A fluid particle inside a solid, as `leaks.csv` lists it.
-pub struct Leak {
+pub(crate) struct Leak {
     id: u32,
     x: [f32; 3],
     v: [f32; 3],
@@ -35,7 +35,7 @@ impl Leak {
 }
 
 /// The fluid particles inside the solids (deeper than the mask's quarter spacing), in id order.
-pub fn leaked(p: &Particles, solids: &crate::scene::bodies::SolidMask) -> Vec<Leak> {
+pub(crate) fn leaked(p: &Particles, solids: &crate::scene::bodies::SolidMask) -> Vec<Leak> {
     let mut inside: Vec<Leak> = p
         .pos_mass
         .iter()
@@ -129,7 +129,7 @@ fn probe_log(path: &Path, gauge_names: &[String], resumed: Option<u64>) -> anyho
 
 /// The files of a run folder, each written from one place. Without a folder (a run kept in
 /// memory) every write is a no-op.
-pub struct Outputs {
+pub(crate) struct Outputs {
     dir: Option<PathBuf>,
     probes: Option<CsvFile>,
     leaks: Option<CsvFile>,
@@ -141,7 +141,7 @@ impl Outputs {
     /// Opens the files of `dir` for a run from `resumed` (a checkpoint's step) or from the start;
     /// returns the probe rows kept from the resumed run. A fresh run removes a checkpoint of an
     /// earlier run in the folder, which must not be resumed with this one's files.
-    pub fn open(
+    pub(crate) fn open(
         dir: Option<&Path>,
         gauge_names: &[String],
         with_leaks: bool,
@@ -175,12 +175,12 @@ impl Outputs {
     }
 
     /// The folder's name for messages.
-    pub fn folder_name(&self) -> String {
+    pub(crate) fn folder_name(&self) -> String {
         self.dir.as_ref().map_or_else(|| "no folder".to_string(), |d| d.display().to_string())
     }
 
     /// Appends a probe row to probes.csv.
-    pub fn probe_row(&mut self, row: &ProbeRow) -> anyhow::Result<()> {
+    pub(crate) fn probe_row(&mut self, row: &ProbeRow) -> anyhow::Result<()> {
         match self.probes.as_mut() {
             Some(w) => w.line(&row.csv()),
             None => Ok(()),
@@ -188,7 +188,7 @@ impl Outputs {
     }
 
     /// Appends at most [`LEAK_ROWS`] of a probe's leaks to leaks.csv.
-    pub fn leaks(&mut self, inside: &[Leak], step: u64, time: f64) -> anyhow::Result<()> {
+    pub(crate) fn leaks(&mut self, inside: &[Leak], step: u64, time: f64) -> anyhow::Result<()> {
         if let Some(w) = self.leaks.as_mut() {
             for line in inside.iter().take(LEAK_ROWS).map(|l| l.csv(step, time)) {
                 w.line(&line)?;
@@ -197,13 +197,9 @@ impl Outputs {
         Ok(())
     }
 
-    pub fn exporting(&self) -> bool {
-        self.exporter.is_some()
-    }
-
     /// Hands a frame to the export writer; an error of the writer (which ends it) is returned
     /// as the writer's own when it has one.
-    pub fn export(&mut self, p: &Particles, step: u64, time: f64, params: &crate::sim::params::SimParams) -> anyhow::Result<()> {
+    pub(crate) fn export(&mut self, p: &Particles, step: u64, time: f64, params: &crate::sim::params::SimParams) -> anyhow::Result<()> {
         let Some(e) = self.exporter.as_mut() else { return Ok(()) };
         let frame = Frame::new(p, step, time, params.rest_density, params.stiffness, self.export_boundary);
         if let Err(sent) = e.send(frame) {
@@ -216,7 +212,7 @@ impl Outputs {
     }
 
     /// Ends the export (its writer finishes the files in its queue) and says what it wrote.
-    pub fn finish_export(&mut self, settings: Option<&super::ExportSettings>) -> anyhow::Result<Option<ExportMeta>> {
+    pub(crate) fn finish_export(&mut self, settings: Option<&super::ExportSettings>) -> anyhow::Result<Option<ExportMeta>> {
         match (self.exporter.take(), settings) {
             (Some(e), Some(s)) => Ok(Some(ExportMeta { settings: s.clone(), folder: EXPORT_FOLDER.to_string(), stats: e.finish()? })),
             _ => Ok(None),
@@ -224,7 +220,7 @@ impl Outputs {
     }
 
     /// Saves the checkpoint.
-    pub fn checkpoint(&self, c: &Checkpoint) -> anyhow::Result<()> {
+    pub(crate) fn checkpoint(&self, c: &Checkpoint) -> anyhow::Result<()> {
         match &self.dir {
             Some(dir) => c.save(&dir.join(crate::checkpoint::FILE)),
             None => Ok(()),
@@ -232,7 +228,7 @@ impl Outputs {
     }
 
     /// Writes run.json.
-    pub fn meta(&self, meta: &RunMeta) -> anyhow::Result<()> {
+    pub(crate) fn meta(&self, meta: &RunMeta) -> anyhow::Result<()> {
         match &self.dir {
             Some(dir) => write_whole(&dir.join("run.json"), serde_json::to_string_pretty(meta)?.as_bytes()),
             None => Ok(()),
@@ -240,7 +236,7 @@ impl Outputs {
     }
 
     /// Writes profile.csv.
-    pub fn profile(&self, bins: &[ProfileBin]) -> anyhow::Result<()> {
+    pub(crate) fn profile(&self, bins: &[ProfileBin]) -> anyhow::Result<()> {
         let Some(dir) = &self.dir else { return Ok(()) };
         let mut s = String::from(probe::PROFILE_HEADER);
         s.push('\n');

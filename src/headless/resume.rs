@@ -40,7 +40,7 @@ const RUN_FILES: [&str; 6] = ["run.json", "probes.csv", "profile.csv", LEAKS_FIL
 
 /// A fresh run's folder: refused when it holds an earlier run's files, unless `overwrite`, which
 /// removes them first (only those: anything else in the folder stays).
-pub fn clear_or_refuse(dir: &Path, overwrite: bool) -> anyhow::Result<()> {
+pub(crate) fn clear_or_refuse(dir: &Path, overwrite: bool) -> anyhow::Result<()> {
     let found: Vec<&str> = RUN_FILES.into_iter().filter(|f| dir.join(f).exists()).collect();
     if found.is_empty() {
         return Ok(());
@@ -67,7 +67,7 @@ pub fn clear_or_refuse(dir: &Path, overwrite: bool) -> anyhow::Result<()> {
 }
 
 /// A run folder read to be continued.
-pub struct Resumed {
+pub(crate) struct Resumed {
     pub scene: Scene,
     /// The scene as the run named it (run.json's `scene`).
     pub label: String,
@@ -77,7 +77,7 @@ pub struct Resumed {
 
 /// Reads a run folder to resume: its run.json (scene, settings), the scene (its hash must be
 /// the checkpoint's) and the checkpoint.
-pub fn resume_from(dir: &Path, steps: Option<u64>, quiet: bool) -> anyhow::Result<Resumed> {
+pub(crate) fn resume_from(dir: &Path, steps: Option<u64>, quiet: bool) -> anyhow::Result<Resumed> {
     let meta_path = dir.join("run.json");
     let text = std::fs::read_to_string(&meta_path)
         .with_context(|| format!("cannot read {} (is {} a run folder?)", meta_path.display(), dir.display()))?;
@@ -135,7 +135,7 @@ fn check_scene_hash(
 /// name, `particles-SSSSSSSS.vtu`, its time from its `timestep`: an adaptive dt's times are no
 /// multiple of the step); none when there is no collection. A collection that is not XML is an
 /// error naming the file.
-pub fn read_series(pvd: &Path, to: u64) -> anyhow::Result<Vec<(f64, String)>> {
+pub(crate) fn read_series(pvd: &Path, to: u64) -> anyhow::Result<Vec<(f64, String)>> {
     let Ok(text) = std::fs::read_to_string(pvd) else { return Ok(vec![]) };
     let doc = roxmltree::Document::parse(&text).with_context(|| format!("{}: not a ParaView collection", pvd.display()))?;
     let mut series = Vec::new();

@@ -31,7 +31,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// Steps per submit at most.
-pub const BATCH: u64 = 100;
+pub(crate) const BATCH: u64 = 100;
 
 /// Where a run starts.
 pub enum Start {
@@ -53,7 +53,7 @@ impl Start {
 
 /// The steps at which each output is due.
 #[derive(Clone, Copy, Debug)]
-pub struct Schedule {
+pub(crate) struct Schedule {
     /// The run's last step.
     pub steps: u64,
     /// A probe row every this many steps (at least 1).
@@ -67,7 +67,7 @@ pub struct Schedule {
 }
 
 impl Schedule {
-    pub fn new(s: &RunSettings) -> Self {
+    pub(crate) fn new(s: &RunSettings) -> Self {
         let steps = s.steps;
         Self {
             steps,
@@ -83,27 +83,27 @@ impl Schedule {
     }
 
     /// A probe row at `step` (every probe interval, the last step, an interruption).
-    pub fn probe_due(&self, step: u64, interrupted: bool) -> bool {
+    pub(crate) fn probe_due(&self, step: u64, interrupted: bool) -> bool {
         Self::every(step, self.probe_every) || step == self.steps || interrupted
     }
 
     /// An exported frame at `step` (as a probe row, at the export's interval).
-    pub fn export_due(&self, step: u64, interrupted: bool) -> bool {
+    pub(crate) fn export_due(&self, step: u64, interrupted: bool) -> bool {
         self.export_every.is_some_and(|k| Self::every(step, k) || step == self.steps || interrupted)
     }
 
     /// A checkpoint at `step` by the interval (an interruption writes one whatever the step).
-    pub fn checkpoint_due(&self, step: u64) -> bool {
+    pub(crate) fn checkpoint_due(&self, step: u64) -> bool {
         self.checkpoint_every.is_some_and(|k| Self::every(step, k))
     }
 
     /// Whether the probe at `step` adds to the profile.
-    pub fn profile_due(&self, step: u64) -> bool {
+    pub(crate) fn profile_due(&self, step: u64) -> bool {
         step >= self.profile_from || step == self.steps
     }
 
     /// The next step after `step` where something is due.
-    pub fn next_stop(&self, step: u64) -> u64 {
+    pub(crate) fn next_stop(&self, step: u64) -> u64 {
         let next = |k: u64| (step / k + 1) * k;
         [Some(self.probe_every), self.export_every, self.checkpoint_every].into_iter().flatten().map(next).fold(self.steps, u64::min)
     }
@@ -137,7 +137,7 @@ impl Watch {
 }
 
 /// A run of a scene, from its start to its end.
-pub struct RunLoop<'a> {
+pub(crate) struct RunLoop<'a> {
     gpu: &'a Gpu,
     scene: &'a Scene,
     /// The scene's name (or its file's), for messages.
@@ -215,7 +215,7 @@ impl<'a> RunLoop<'a> {
     /// Sets the run up: the state, the simulation, the files (run.json written with outcome
     /// `running`, so that a run that dies still has what a resume needs). Returns the loop and
     /// run.json as written.
-    pub fn new(
+    pub(crate) fn new(
         gpu: &'a Gpu,
         scene: &'a Scene,
         scene_label: &str,
@@ -359,7 +359,7 @@ impl<'a> RunLoop<'a> {
     }
 
     /// Runs to the end (the last step, a blow-up, an interruption) and writes the closing files.
-    pub fn run(mut self, meta_at_start: RunMeta) -> anyhow::Result<RunResult> {
+    pub(crate) fn run(mut self, meta_at_start: RunMeta) -> anyhow::Result<RunResult> {
         let t0 = Instant::now();
         while self.at_stop()? {
             let target = self.schedule.next_stop(self.step);

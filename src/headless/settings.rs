@@ -121,7 +121,7 @@ fn default_profile_fraction() -> f64 {
 }
 
 impl RunSettings {
-    pub fn new(steps: u64) -> Self {
+    pub(crate) fn new(steps: u64) -> Self {
         Self {
             steps,
             every: auto_every(steps),
@@ -138,7 +138,7 @@ impl RunSettings {
     /// The settings of a fresh run from the command line and its scene: the scene's gauges, then
     /// the flags' (a flag repeating a scene's gauge would write the same column twice); the
     /// probe interval from `--every`, else the scene's, else about 500 probes.
-    pub fn from_args(args: &RunArgs, scene: &Scene) -> Self {
+    pub(crate) fn from_args(args: &RunArgs, scene: &Scene) -> Self {
         let steps = args.steps.unwrap_or(DEFAULT_STEPS);
         let mut gauges = scene.probes.gauges.clone();
         for g in &args.gauges {

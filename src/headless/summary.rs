@@ -15,7 +15,7 @@ pub fn time_step_words(p: &crate::sim::params::SimParams) -> String {
 }
 
 /// The summary lines of a finished run and its exit (an error when it stopped early).
-pub fn finish_run(r: RunResult, out: &Path, scene: &Scene) -> anyhow::Result<()> {
+pub(crate) fn finish_run(r: RunResult, out: &Path, scene: &Scene) -> anyhow::Result<()> {
     let last = r.rows.last().context("no probe was recorded")?;
     eprintln!("{}", summary_line(&r, last, out, scene));
     if r.meta.time_step != TimeStep::Fixed || r.meta.solver != Solver::Wcsph {

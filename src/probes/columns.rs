@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize, Serializer};
 
 /// The gauge columns' prefix: `height_m_at_NAME` (water height, m, at gauge NAME of
 /// [`super::ProbeSetup::gauge_names`]); they come after `front_m`.
-pub const GAUGE_PREFIX: &str = "height_m_at_";
+pub(crate) const GAUGE_PREFIX: &str = "height_m_at_";
 
 /// Where the gauge columns go: after this many columns of [`Record`].
 const GAUGES_AT: usize = 3;
@@ -131,7 +131,7 @@ fn record_names() -> Vec<String> {
 }
 
 /// The CSV header for gauges named as [`super::ProbeSetup::gauge_names`] names them.
-pub fn header(gauges: &[String]) -> String {
+pub(crate) fn header(gauges: &[String]) -> String {
     let mut names = record_names();
     let gauge_columns: Vec<String> = gauges.iter().map(|g| format!("{GAUGE_PREFIX}{g}")).collect();
     names.splice(GAUGES_AT..GAUGES_AT, gauge_columns);
@@ -220,7 +220,7 @@ impl Record {
 }
 
 /// A row as one CSV line (no newline), in [`header`]'s columns.
-pub fn line(row: &ProbeRow) -> String {
+pub(crate) fn line(row: &ProbeRow) -> String {
     let mut w = csv::WriterBuilder::new().has_headers(false).from_writer(vec![]);
     w.serialize(Record::from(row)).expect("numbers serialize");
     let bytes = w.into_inner().expect("into a Vec");
@@ -232,7 +232,7 @@ pub fn line(row: &ProbeRow) -> String {
 
 /// A line of a probes.csv that is not a row of it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct BadLine {
+pub(crate) struct BadLine {
     /// Its line number (the header is line 1).
     pub line: usize,
     /// Whether it is the file's last line (one cut short by a crash can only be that one).
@@ -242,7 +242,7 @@ pub struct BadLine {
 
 /// The rows of a probes.csv's text, up to its first line that is not a row (which is returned
 /// too); the columns read by the header's names (see the module's doc).
-pub fn read(text: &str) -> Result<(Vec<ProbeRow>, Option<BadLine>), String> {
+pub(crate) fn read(text: &str) -> Result<(Vec<ProbeRow>, Option<BadLine>), String> {
     let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(text.as_bytes());
     let headers = reader.headers().map_err(|e| format!("line 1 (the header): {e}"))?.clone();
     let gauges: Vec<usize> = headers.iter().enumerate().filter(|(_, h)| h.starts_with(GAUGE_PREFIX)).map(|(i, _)| i).collect();

@@ -8,7 +8,7 @@ impl RefSim {
     /// dfsph.factor: `ρ_i` as [`RefSim::compute_density`] and `factor_i = 1/D_i` with
     /// `D_i = (g_f + 2 g_b)·(g_f + g_b) + Σ_{j fluid} |m_j ∇W_ij|²`, `g_f = Σ_{j fluid} m_j ∇W_ij`,
     /// `g_b = Σ_{b wall} ψ_b ∇W_ib` (`j ≠ i`), 0 where `D_i = 0`.
-    pub fn compute_density_and_factor(&mut self, nb: &[Vec<u32>]) {
+    pub(crate) fn compute_density_and_factor(&mut self, nb: &[Vec<u32>]) {
         self.compute_density(nb);
         let k = self.kernel();
         for (i, list) in nb.iter().enumerate() {
@@ -52,7 +52,7 @@ impl RefSim {
     }
 
     /// dfsph.predict: `v* = v + dt a` for fluid.
-    pub fn predict(&mut self) {
+    pub(crate) fn predict(&mut self) {
         let dt = self.params.dt as f64;
         for i in 0..self.n_particles() {
             if self.is_fluid(i) {
@@ -67,7 +67,7 @@ impl RefSim {
     /// (boundary at rest), `κ_i = s_i factor_i / dt²` added to the solve's total; returns the
     /// mean of `min(s_i/ρ0, 1)` over fluid. With `warm` (the warm start): `κ_i` is half the last
     /// step's total (`warm_*`, divided by dt² or dt) where `s_i > 0`, else 0, and starts the total.
-    pub fn source(&mut self, nb: &[Vec<u32>], density: bool) -> (f64, f64) {
+    pub(crate) fn source(&mut self, nb: &[Vec<u32>], density: bool) -> (f64, f64) {
         self.source_with(nb, density, false)
     }
 
@@ -117,7 +117,7 @@ impl RefSim {
     }
 
     /// One update (dfsph.update): `v_i −= dt Σ_{j fluid} m_j (κ_i + κ_j) ∇W_ij + dt Σ_b ψ_b 2κ_i ∇W_ib`.
-    pub fn update(&mut self, nb: &[Vec<u32>]) {
+    pub(crate) fn update(&mut self, nb: &[Vec<u32>]) {
         let k = self.kernel();
         let dt = self.params.dt as f64;
         let mut dv = vec![[0.0f64; 3]; self.n_particles()];
@@ -149,7 +149,7 @@ impl RefSim {
     /// [`crate::physics::MAX_ERROR_FACTOR`] times it) and fewer than `max_iterations`
     /// updates are done, an update and another source; then the applied κ (the total less the
     /// last source's, which no update followed) is kept for the next step (dfsph.store). Returns the updates done after the warm start and the last mean error.
-    pub fn solve(&mut self, nb: &[Vec<u32>], density: bool) -> (u32, f64) {
+    pub(crate) fn solve(&mut self, nb: &[Vec<u32>], density: bool) -> (u32, f64) {
         let p = &self.params;
         let tolerance = if density { p.density_tolerance } else { p.divergence_tolerance } as f64;
         let max = p.max_iterations;

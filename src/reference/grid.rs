@@ -22,6 +22,12 @@ pub struct RefGrid {
 }
 
 impl RefGrid {
+    /// Cells in the index range (`num_cells`), without the cell of free slots.
+    #[cfg(test)]
+    pub(crate) fn num_cells(&self) -> u32 {
+        self.counts.len() as u32 - 1
+    }
+
     /// Positions in [`Self::sorted`] of the particles of `cell`:
     /// `cell_start[cell]..cell_start[cell + 1]`.
     pub fn cell_slots(&self, cell: u32) -> Range<u32> {
@@ -32,11 +38,6 @@ impl RefGrid {
     pub fn cell_particles(&self, cell: u32) -> &[u32] {
         let r = self.cell_slots(cell);
         &self.sorted[r.start as usize..r.end as usize]
-    }
-
-    /// Cells in the index range (`num_cells`), without the cell of free slots.
-    pub fn num_cells(&self) -> u32 {
-        self.counts.len() as u32 - 1
     }
 }
 

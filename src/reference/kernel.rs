@@ -50,16 +50,17 @@ impl CubicKernel {
         }
     }
 
-    /// `∇W(x) = dW/dr(|x|) · x/|x|`, zero for `|x| < 1e-9·h`.
+    /// `∇W(x) = dW/dr(|x|) · x/|x|`, zero for `|x| < 1e-9·h` (the tests' form of [`Self::grad_r`]).
+    #[cfg(test)]
     #[inline]
-    pub fn grad(&self, x: [f64; 3]) -> [f64; 3] {
+    pub(crate) fn grad(&self, x: [f64; 3]) -> [f64; 3] {
         let r = (x[0] * x[0] + x[1] * x[1] + x[2] * x[2]).sqrt();
         self.grad_r(x, r)
     }
 
-    /// [`Self::grad`] with `r = |x|` already known.
+    /// `∇W(x)` with `r = |x|` already known.
     #[inline]
-    pub fn grad_r(&self, x: [f64; 3], r: f64) -> [f64; 3] {
+    pub(crate) fn grad_r(&self, x: [f64; 3], r: f64) -> [f64; 3] {
         if r < self.r_min {
             return [0.0; 3];
         }

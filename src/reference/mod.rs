@@ -14,10 +14,10 @@
 //! with the GPU path beyond [`SimParams`](crate::sim::params::SimParams), `GridLayout` and the
 //! initial state ([`InitialState`](crate::sim::InitialState), emitters' records included).
 
-pub mod dfsph;
-pub mod grid;
-pub mod kernel;
-pub mod sph;
+pub(crate) mod dfsph;
+pub(crate) mod grid;
+pub(crate) mod kernel;
+pub(crate) mod sph;
 
 pub use grid::{
     RefGrid, all_pairs_neighbours, all_pairs_neighbours_f64, build_grid, build_grid_with_free, cell_list_neighbours, grid_diagnostics,

@@ -119,18 +119,13 @@ impl RefSim {
         self.pos_mass[i][3] < 0.0
     }
 
-    /// Fluid particles now.
-    pub fn n_fluid_now(&self) -> usize {
-        (0..self.n_particles()).filter(|&i| self.is_fluid(i)).count()
-    }
-
     /// Support radius `h` as f64.
     pub fn h(&self) -> f64 {
         self.params.h as f64
     }
 
     /// The kernel for `params.h`.
-    pub fn kernel(&self) -> CubicKernel {
+    pub(crate) fn kernel(&self) -> CubicKernel {
         CubicKernel::new(self.h())
     }
 
@@ -192,7 +187,7 @@ impl RefSim {
 
     /// [`Self::compute_forces`]; without `pressure` viscosity, gravity and the walls' hydrostatic
     /// support only (DFSPH).
-    pub fn compute_forces_with(&mut self, nb: &[Vec<u32>], pressure: bool) {
+    pub(crate) fn compute_forces_with(&mut self, nb: &[Vec<u32>], pressure: bool) {
         assert_eq!(nb.len(), self.n_particles(), "one neighbour list per particle");
         let k = self.kernel();
         let p = &self.params;
@@ -314,7 +309,7 @@ impl RefSim {
 
     /// [`Self::integrate`]; without `kick` the velocity is taken as it is (DFSPH: the pressure
     /// solve has made it final) and only positions move.
-    pub fn integrate_with(&mut self, kick: bool) {
+    pub(crate) fn integrate_with(&mut self, kick: bool) {
         let dt = self.params.dt as f64;
         let lo = self.params.domain_min.map(f64::from);
         let hi = self.params.domain_max.map(f64::from);
@@ -446,7 +441,7 @@ impl RefSim {
     /// sim.time_step's twin: over fluid, the largest speed and acceleration and the mean
     /// compression; the step's dt ([`crate::physics::adaptive_dt`], rounded to f32 as the GPU
     /// holds it, or the fixed dt), which becomes `params.dt`; the clock advances by it.
-    pub fn choose_dt(&mut self) {
+    pub(crate) fn choose_dt(&mut self) {
         let rho0 = self.params.rest_density as f64;
         let (mut vmax, mut amax, mut err, mut n) = (0.0f64, 0.0f64, 0.0, 0usize);
         for i in (0..self.n_particles()).filter(|&i| self.is_fluid(i)) {
@@ -485,7 +480,7 @@ impl RefSim {
     /// direction by the time since the layer was due, in the lowest free ids — if the whole
     /// layer fits in what is left of `free`; otherwise the layer is skipped and counted as
     /// starved.
-    pub fn emit(&mut self, free: &[usize]) {
+    pub(crate) fn emit(&mut self, free: &[usize]) {
         let mut used = 0usize;
         let rho0 = self.params.rest_density as f64;
         for (e, em) in self.emitters.emitters.iter().enumerate() {

@@ -21,7 +21,7 @@ const PITCH_LIMIT: f32 = 89.0 * std::f32::consts::PI / 180.0;
 impl OrbitCamera {
     /// A camera that shows the whole box `lo..hi` in a viewport of `aspect` (width / height),
     /// looking from the front, a little from above and from the right.
-    pub fn frame(lo: Vec3, hi: Vec3, aspect: f32) -> Self {
+    pub(crate) fn frame(lo: Vec3, hi: Vec3, aspect: f32) -> Self {
         let fov_y = 40f32.to_radians();
         let mut cam = Self { target: (lo + hi) * 0.5, yaw: 0.45, pitch: 0.42, distance: 1.0, fov_y };
         let radius = ((hi - lo).length() * 0.5).max(1e-3);
@@ -31,31 +31,31 @@ impl OrbitCamera {
         cam
     }
 
-    pub fn eye(&self) -> Vec3 {
+    pub(crate) fn eye(&self) -> Vec3 {
         let dir = Vec3::new(self.pitch.cos() * self.yaw.sin(), self.pitch.sin(), self.pitch.cos() * self.yaw.cos());
         self.target + dir * self.distance
     }
 
-    pub fn view(&self) -> Mat4 {
+    pub(crate) fn view(&self) -> Mat4 {
         glam::camera::rh::view::look_at_mat4(self.eye(), self.target, Vec3::Y)
     }
 
     /// Perspective projection with wgpu's 0..1 depth; near and far follow the distance so depth
     /// precision stays useful at every zoom.
-    pub fn proj(&self, aspect: f32) -> Mat4 {
+    pub(crate) fn proj(&self, aspect: f32) -> Mat4 {
         let near = (self.distance * 0.01).max(1e-4);
         glam::camera::rh::proj::directx::perspective(self.fov_y, aspect.max(1e-3), near, self.distance * 20.0 + 10.0)
     }
 
     /// Rotates by a mouse drag of (dx, dy) pixels.
-    pub fn rotate(&mut self, dx: f32, dy: f32) {
+    pub(crate) fn rotate(&mut self, dx: f32, dy: f32) {
         self.yaw -= dx * 0.008;
         self.pitch = (self.pitch + dy * 0.008).clamp(-PITCH_LIMIT, PITCH_LIMIT);
     }
 
     /// Moves the target in the view plane by a drag of (dx, dy) pixels in a viewport
     /// `height` pixels high (the point under the cursor stays under it).
-    pub fn pan(&mut self, dx: f32, dy: f32, height: f32) {
+    pub(crate) fn pan(&mut self, dx: f32, dy: f32, height: f32) {
         let per_pixel = 2.0 * self.distance * (self.fov_y * 0.5).tan() / height.max(1.0);
         let view = self.view();
         let right = view.row(0).truncate();
@@ -64,7 +64,7 @@ impl OrbitCamera {
     }
 
     /// Zooms by wheel `steps` (positive: closer).
-    pub fn zoom(&mut self, steps: f32) {
+    pub(crate) fn zoom(&mut self, steps: f32) {
         self.distance = (self.distance * 0.9f32.powf(steps)).clamp(1e-3, 1e5);
     }
 }

@@ -5,7 +5,7 @@ use super::uniforms::COLORMAP_LEN;
 
 /// The colormaps the panel offers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Colormap {
+pub(crate) enum Colormap {
     /// Perceptually uniform, dark blue → yellow (for magnitudes: speed).
     Viridis,
     /// Diverging blue → white → red (for values around a reference: density, pressure).
@@ -14,7 +14,7 @@ pub enum Colormap {
 
 impl Colormap {
     /// sRGB colour at `t` in [0, 1] (clamped).
-    pub fn srgb(self, t: f32) -> [f32; 3] {
+    pub(crate) fn srgb(self, t: f32) -> [f32; 3] {
         let t = t.clamp(0.0, 1.0);
         match self {
             Colormap::Viridis => viridis(t),
@@ -23,7 +23,7 @@ impl Colormap {
     }
 
     /// The table the shader samples: [`COLORMAP_LEN`] linear-RGB entries.
-    pub fn linear_table(self) -> [[f32; 4]; COLORMAP_LEN] {
+    pub(crate) fn linear_table(self) -> [[f32; 4]; COLORMAP_LEN] {
         std::array::from_fn(|i| {
             let [r, g, b] = self.srgb(i as f32 / (COLORMAP_LEN - 1) as f32);
             [srgb_to_linear(r), srgb_to_linear(g), srgb_to_linear(b), 1.0]
@@ -54,7 +54,7 @@ fn cool_warm(t: f32) -> [f32; 3] {
     std::array::from_fn(|k| a[k] + (b[k] - a[k]) * s)
 }
 
-pub fn srgb_to_linear(c: f32) -> f32 {
+pub(crate) fn srgb_to_linear(c: f32) -> f32 {
     if c <= 0.04045 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) }
 }
 

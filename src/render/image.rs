@@ -6,7 +6,7 @@ use std::path::Path;
 
 /// A texture's pixels as copied into a buffer.
 #[derive(Clone, Copy, Debug)]
-pub struct Pixels<'a> {
+pub(crate) struct Pixels<'a> {
     pub width: u32,
     pub height: u32,
     /// Bytes per row in `bytes` (a multiple of `wgpu::COPY_BYTES_PER_ROW_ALIGNMENT`).
@@ -17,13 +17,13 @@ pub struct Pixels<'a> {
 }
 
 /// Bytes per row of a `width`-pixel RGBA8 copy, padded to wgpu's alignment.
-pub fn padded_row(width: u32) -> u32 {
+pub(crate) fn padded_row(width: u32) -> u32 {
     (width * 4).div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT
 }
 
 impl Pixels<'_> {
     /// Tightly packed RGBA, opaque.
-    pub fn rgba(&self) -> Vec<u8> {
+    pub(crate) fn rgba(&self) -> Vec<u8> {
         let (w, h) = (self.width as usize, self.height as usize);
         let mut rgba = Vec::with_capacity(w * h * 4);
         for row in 0..h {
@@ -41,7 +41,7 @@ impl Pixels<'_> {
 }
 
 /// Writes `pixels` to `path` as PNG; the error names the file.
-pub fn write_png(path: &Path, pixels: &Pixels) -> Result<(), String> {
+pub(crate) fn write_png(path: &Path, pixels: &Pixels) -> Result<(), String> {
     let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| fail(&e))?;

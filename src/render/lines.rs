@@ -2,13 +2,13 @@
 
 use super::DepthUse;
 
-pub fn pipeline(device: &wgpu::Device, layout: &wgpu::PipelineLayout, color: wgpu::TextureFormat) -> wgpu::RenderPipeline {
+pub(crate) fn pipeline(device: &wgpu::Device, layout: &wgpu::PipelineLayout, color: wgpu::TextureFormat) -> wgpu::RenderPipeline {
     let module = super::module(device, "render.box", super::lines_source());
     let depth = DepthUse { write: true, compare: wgpu::CompareFunction::LessEqual };
     super::pipeline(device, "render.box", layout, &module, ("vs_box", "fs_box"), &[], wgpu::PrimitiveTopology::LineList, color, Some(depth))
 }
 
-pub fn draw(pass: &mut wgpu::RenderPass<'_>, pipeline: &wgpu::RenderPipeline) {
+pub(crate) fn draw(pass: &mut wgpu::RenderPass<'_>, pipeline: &wgpu::RenderPipeline) {
     pass.set_pipeline(pipeline);
     pass.draw(0..24, 0..1);
 }

@@ -3,12 +3,12 @@
 //! `render.scene`) or the water's surface ([`surface`]: four passes). Both draw the domain box
 //! as lines with an orbit camera; the egui pass follows in the same encoder.
 
-pub mod camera;
-pub mod colormap;
-pub mod image;
-pub mod lines;
-pub mod solids;
-pub mod sprites;
+pub(crate) mod camera;
+pub(crate) mod colormap;
+pub(crate) mod image;
+pub(crate) mod lines;
+pub(crate) mod solids;
+pub(crate) mod sprites;
 pub mod surface;
 pub mod uniforms;
 
@@ -17,12 +17,12 @@ use crate::sim::params::SimParams;
 use colormap::Colormap;
 use uniforms::{COLORMAP_LEN, FrameUniforms};
 
-pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+pub(crate) const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
 /// How a pipeline of the 3D view meets the depth buffer: none, or tested with `compare` and
 /// written when `write`.
 #[derive(Clone, Copy, Debug)]
-pub struct DepthUse {
+pub(crate) struct DepthUse {
     pub write: bool,
     pub compare: wgpu::CompareFunction,
 }
@@ -30,7 +30,7 @@ pub struct DepthUse {
 /// One render pipeline of the 3D view: the vertex and fragment entry points `entry` of `module`,
 /// opaque output into `color`, no culling. Every pipeline of the renderer is made here.
 #[allow(clippy::too_many_arguments)]
-pub fn pipeline(
+pub(crate) fn pipeline(
     device: &wgpu::Device,
     label: &str,
     layout: &wgpu::PipelineLayout,
@@ -66,7 +66,7 @@ pub fn pipeline(
 }
 
 /// A shader module of the renderer from composed WGSL.
-pub fn module(device: &wgpu::Device, label: &str, source: String) -> wgpu::ShaderModule {
+pub(crate) fn module(device: &wgpu::Device, label: &str, source: String) -> wgpu::ShaderModule {
     device.create_shader_module(wgpu::ShaderModuleDescriptor { label: Some(label), source: wgpu::ShaderSource::Wgsl(source.into()) })
 }
 
@@ -97,7 +97,7 @@ pub enum View {
 impl View {
     pub const ALL: [View; 2] = [View::Spheres, View::Surface];
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             View::Spheres => "spheres",
             View::Surface => "surface",
@@ -105,14 +105,14 @@ impl View {
     }
 
     /// Labels of the view's render passes, in order (and in timestamp order).
-    pub fn passes(self) -> &'static [&'static str] {
+    pub(crate) fn passes(self) -> &'static [&'static str] {
         match self {
             View::Spheres => &["render.scene"],
             View::Surface => &surface::PASSES,
         }
     }
 
-    pub fn toggled(self) -> Self {
+    pub(crate) fn toggled(self) -> Self {
         match self {
             View::Spheres => View::Surface,
             View::Surface => View::Spheres,
@@ -122,7 +122,7 @@ impl View {
 
 /// Where a frame's render passes write their GPU timestamps.
 #[derive(Clone, Copy, Debug)]
-pub enum Timing<'a> {
+pub(crate) enum Timing<'a> {
     Off,
     /// One figure for the whole view: `begin` at the start of its first pass, `end` at the end of
     /// its last.
@@ -161,9 +161,9 @@ pub enum ColorMode {
 }
 
 impl ColorMode {
-    pub const ALL: [ColorMode; 3] = [ColorMode::Speed, ColorMode::Density, ColorMode::Pressure];
+    pub(crate) const ALL: [ColorMode; 3] = [ColorMode::Speed, ColorMode::Density, ColorMode::Pressure];
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             ColorMode::Speed => "speed",
             ColorMode::Density => "density",
@@ -171,7 +171,7 @@ impl ColorMode {
         }
     }
 
-    pub fn unit(self) -> &'static str {
+    pub(crate) fn unit(self) -> &'static str {
         match self {
             ColorMode::Speed => "m/s",
             ColorMode::Density => "kg/m³",
@@ -179,7 +179,7 @@ impl ColorMode {
         }
     }
 
-    pub fn colormap(self) -> Colormap {
+    pub(crate) fn colormap(self) -> Colormap {
         match self {
             ColorMode::Speed => Colormap::Viridis,
             ColorMode::Density | ColorMode::Pressure => Colormap::CoolWarm,
@@ -197,7 +197,7 @@ impl ColorMode {
     /// A range that suits the scene: speeds up to the free-fall speed from the fluid's height
     /// (c / 10 with the automatic stiffness), densities ρ0 ± 2 %, pressures ± the hydrostatic
     /// pressure of that height.
-    pub fn default_range(self, params: &SimParams) -> (f32, f32) {
+    pub(crate) fn default_range(self, params: &SimParams) -> (f32, f32) {
         let v = (params.sound_speed / 10.0).max(1e-3);
         let g = glam::Vec3::from(params.gravity).length().max(1e-3);
         let height = v * v / (2.0 * g);
@@ -239,16 +239,16 @@ impl ViewSettings {
         }
     }
 
-    pub fn range(&self) -> (f32, f32) {
+    pub(crate) fn range(&self) -> (f32, f32) {
         self.ranges[self.color_mode.index() as usize]
     }
 
-    pub fn range_mut(&mut self) -> &mut (f32, f32) {
+    pub(crate) fn range_mut(&mut self) -> &mut (f32, f32) {
         &mut self.ranges[self.color_mode.index() as usize]
     }
 
     /// The uniform block for a viewport of `aspect`.
-    pub fn uniforms(&self, params: &SimParams, aspect: f32) -> FrameUniforms {
+    pub(crate) fn uniforms(&self, params: &SimParams, aspect: f32) -> FrameUniforms {
         let (lo, hi) = self.range();
         let spacing = params.h / crate::physics::SUPPORT_OVER_SPACING;
         FrameUniforms {
@@ -274,7 +274,7 @@ impl ViewSettings {
 
 /// A rectangle of the window in physical pixels.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Viewport {
+pub(crate) struct Viewport {
     pub x: f32,
     pub y: f32,
     pub width: f32,
@@ -282,7 +282,7 @@ pub struct Viewport {
 }
 
 impl Viewport {
-    pub fn aspect(&self) -> f32 {
+    pub(crate) fn aspect(&self) -> f32 {
         self.width / self.height.max(1.0)
     }
 }
@@ -369,7 +369,7 @@ impl Renderer {
     /// Records the 3D view of `settings.view` into `viewport` of `target` (a texture of `size`
     /// pixels): the box, and the first `n` particles of `set`.
     #[allow(clippy::too_many_arguments)]
-    pub fn record(
+    pub(crate) fn record(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,

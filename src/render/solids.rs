@@ -4,7 +4,7 @@
 use super::DepthUse;
 use wgpu::util::DeviceExt;
 
-pub fn pipeline(device: &wgpu::Device, layout: &wgpu::PipelineLayout, color: wgpu::TextureFormat) -> wgpu::RenderPipeline {
+pub(crate) fn pipeline(device: &wgpu::Device, layout: &wgpu::PipelineLayout, color: wgpu::TextureFormat) -> wgpu::RenderPipeline {
     let source = crate::wgsl::compose("solids").expect("shaders/solids.wgsl composes (tests/shaders.rs checks every file)");
     let module = super::module(device, "render.solids", source);
     let vertices = wgpu::VertexBufferLayout {
@@ -27,14 +27,14 @@ pub fn pipeline(device: &wgpu::Device, layout: &wgpu::PipelineLayout, color: wgp
 }
 
 /// The solids' triangles on the GPU (three positions per triangle).
-pub struct SolidMesh {
+pub(crate) struct SolidMesh {
     vertices: wgpu::Buffer,
     count: u32,
 }
 
 impl SolidMesh {
     /// None when there is nothing to draw.
-    pub fn new(device: &wgpu::Device, triangles: &[[f32; 3]]) -> Option<Self> {
+    pub(crate) fn new(device: &wgpu::Device, triangles: &[[f32; 3]]) -> Option<Self> {
         if triangles.is_empty() {
             return None;
         }
@@ -46,7 +46,7 @@ impl SolidMesh {
         Some(Self { vertices, count: triangles.len() as u32 })
     }
 
-    pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>, pipeline: &wgpu::RenderPipeline) {
+    pub(crate) fn draw(&self, pass: &mut wgpu::RenderPass<'_>, pipeline: &wgpu::RenderPipeline) {
         pass.set_pipeline(pipeline);
         pass.set_vertex_buffer(0, self.vertices.slice(..));
         pass.draw(0..self.count, 0..1);

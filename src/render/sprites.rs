@@ -3,7 +3,7 @@
 
 use super::DepthUse;
 
-pub fn pipeline(device: &wgpu::Device, layout: &wgpu::PipelineLayout, color: wgpu::TextureFormat) -> wgpu::RenderPipeline {
+pub(crate) fn pipeline(device: &wgpu::Device, layout: &wgpu::PipelineLayout, color: wgpu::TextureFormat) -> wgpu::RenderPipeline {
     let module = super::module(device, "render.sprites", super::sprites_source());
     let instance = |location| wgpu::VertexBufferLayout {
         array_stride: 16,
@@ -29,7 +29,7 @@ pub fn pipeline(device: &wgpu::Device, layout: &wgpu::PipelineLayout, color: wgp
 }
 
 /// Draws `n` particles of `set` (six vertices per instance).
-pub fn draw(pass: &mut wgpu::RenderPass<'_>, pipeline: &wgpu::RenderPipeline, set: &crate::sim::buffers::ParticleSet, n: u32) {
+pub(crate) fn draw(pass: &mut wgpu::RenderPass<'_>, pipeline: &wgpu::RenderPipeline, set: &crate::sim::buffers::ParticleSet, n: u32) {
     pass.set_pipeline(pipeline);
     pass.set_vertex_buffer(0, set.pos_mass.slice(..));
     pass.set_vertex_buffer(1, set.vel_rho.slice(..));

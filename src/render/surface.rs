@@ -29,21 +29,21 @@ use crate::wgsl::Binding;
 use glam::{Mat4, Vec3};
 
 /// Labels of the surface view's passes, in order (and in timestamp order).
-pub const PASSES: [&str; 4] = ["render.surface.background", "render.surface.splat", "render.surface.filter", "render.surface.shade"];
+pub(crate) const PASSES: [&str; 4] = ["render.surface.background", "render.surface.splat", "render.surface.filter", "render.surface.shade"];
 
 /// Radius of the spheres splatted into depth and thickness, in particle spacings: neighbours at
 /// one spacing (and diagonal ones at √2) overlap, so a sheet one particle thick is one surface.
-pub const SPLAT_RADIUS_OVER_SPACING: f32 = 0.75;
+pub(crate) const SPLAT_RADIUS_OVER_SPACING: f32 = 0.75;
 
 /// A fluid particle whose density is below this share of ρ0 is spray, drawn as a white point.
 /// With the cubic spline of support 2 spacings a particle alone has 1/π ≈ 0.32 ρ0 (its own
 /// kernel), two side by side 0.40, a filament (a line of particles a spacing apart) 0.48, a
 /// sheet one particle thick 0.70 and a corner of a block of water about 0.6: a lone particle or
 /// a pair is spray, a filament is water (a threshold of 0.55 drew thin jets as scattered dots).
-pub const SPRAY_DENSITY_OVER_REST: f32 = 0.44;
+pub(crate) const SPRAY_DENSITY_OVER_REST: f32 = 0.44;
 
 /// The depth filter's largest radius in pixels.
-pub const FILTER_MAX_PX: f32 = 24.0;
+pub(crate) const FILTER_MAX_PX: f32 = 24.0;
 
 /// What the water reflects and is seen against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
@@ -56,9 +56,9 @@ pub enum Environment {
 }
 
 impl Environment {
-    pub const ALL: [Environment; 2] = [Environment::Sky, Environment::Studio];
+    pub(crate) const ALL: [Environment; 2] = [Environment::Sky, Environment::Studio];
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Environment::Sky => "sky",
             Environment::Studio => "studio",
@@ -88,14 +88,14 @@ pub struct SurfaceSettings {
 }
 
 /// Allowed filter radii, particle spacings.
-pub const FILTER_RADIUS: std::ops::RangeInclusive<f32> = 0.0..=8.0;
+pub(crate) const FILTER_RADIUS: std::ops::RangeInclusive<f32> = 0.0..=8.0;
 
 /// Allowed absorption depths, metres.
-pub const ABSORPTION_DEPTH: std::ops::RangeInclusive<f32> = 1e-4..=1e4;
+pub(crate) const ABSORPTION_DEPTH: std::ops::RangeInclusive<f32> = 1e-4..=1e4;
 
 impl SurfaceSettings {
     /// Clear water in a sky, absorbing over a depth of a fifth of the domain's height.
-    pub fn new(params: &SimParams) -> Self {
+    pub(crate) fn new(params: &SimParams) -> Self {
         let height = (params.domain_max[1] - params.domain_min[1]).max(1e-3);
         Self {
             filter_radius: 3.0,
@@ -107,7 +107,7 @@ impl SurfaceSettings {
     }
 
     /// Beer–Lambert coefficients per metre.
-    pub fn absorption(&self) -> [f32; 3] {
+    pub(crate) fn absorption(&self) -> [f32; 3] {
         let depth = self.absorption_depth.clamp(*ABSORPTION_DEPTH.start(), *ABSORPTION_DEPTH.end());
         self.absorption_color.map(|c| -c.clamp(1e-4, 1.0).ln() / depth)
     }
@@ -122,7 +122,7 @@ pub use crate::wgsl::shared::SurfaceUniforms;
 const SUN: Vec3 = Vec3::new(-0.35, 0.8, 0.5);
 
 impl SurfaceUniforms {
-    pub fn new(
+    pub(crate) fn new(
         settings: &SurfaceSettings,
         params: &SimParams,
         view: Mat4,
@@ -207,7 +207,7 @@ impl ComputeKernel {
 }
 
 /// The surface view's pipelines and viewport-sized resources.
-pub struct SurfacePass {
+pub(crate) struct SurfacePass {
     uniforms: wgpu::Buffer,
     environment: wgpu::RenderPipeline,
     environment_group: wgpu::BindGroup,
@@ -271,7 +271,7 @@ fn fullscreen_pipeline(
 }
 
 impl SurfacePass {
-    pub fn new(device: &wgpu::Device, color: wgpu::TextureFormat) -> Self {
+    pub(crate) fn new(device: &wgpu::Device, color: wgpu::TextureFormat) -> Self {
         let uniforms = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("render.surface.uniforms"),
             size: std::mem::size_of::<SurfaceUniforms>() as u64,
@@ -433,7 +433,7 @@ impl SurfacePass {
     /// fluid of `pos_mass` (`n` particles), and the water over the background into `viewport`
     /// of `target`. `timing(k)` gives pass k's timestamp writes.
     #[allow(clippy::too_many_arguments)]
-    pub fn record<'t>(
+    pub(crate) fn record<'t>(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -568,7 +568,7 @@ impl SurfacePass {
 
     /// Lets go of the bind groups that hold particle buffers (a new simulation replaced the old
     /// one: its buffers are freed now, not when two surface frames have run).
-    pub fn release_particles(&mut self) {
+    pub(crate) fn release_particles(&mut self) {
         if let Some(t) = &mut self.targets {
             t.splat.clear();
         }
@@ -576,14 +576,14 @@ impl SurfacePass {
 
     /// How many times buffers, textures or bind groups were made: at the first frame, on a
     /// new viewport size and for a new particle buffer, never on a frame like the last.
-    pub fn made(&self) -> u64 {
+    pub(crate) fn made(&self) -> u64 {
         self.made
     }
 
     /// Testing: the smoothed depth of the last frame recorded (view depth per pixel of the
     /// viewport, row by row from the top; 0 where there is no water), read back with a wait
     /// (None without a frame, or when the readback fails).
-    pub fn read_depth(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> Option<([u32; 2], Vec<f32>)> {
+    pub(crate) fn read_depth(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> Option<([u32; 2], Vec<f32>)> {
         let t = self.targets.as_ref()?;
         let bytes = crate::sim::buffers::read_bytes(device, queue, &t.depth_smooth, 0, t.size[0] as u64 * t.size[1] as u64 * 4).ok()?;
         Some((t.size, bytemuck::cast_slice(&bytes).to_vec()))

@@ -6,7 +6,7 @@ use crate::sim::InitialState;
 use anyhow::Context;
 
 /// Index ranges of the fluid particles of each fluid entry (fluid is created entry by entry).
-pub fn block_ranges(scene: &Scene) -> Vec<std::ops::Range<usize>> {
+pub(crate) fn block_ranges(scene: &Scene) -> Vec<std::ops::Range<usize>> {
     let s = scene.physics.spacing;
     let mut start = 0;
     (0..scene.fluid.len())
@@ -23,7 +23,7 @@ pub fn block_ranges(scene: &Scene) -> Vec<std::ops::Range<usize>> {
 
 /// Sets the initial velocity of whole fluid blocks, held to the range a scene's `velocity` has
 /// (below half the speed of sound).
-pub fn set_block_velocities(scene: &Scene, state: &mut InitialState, velocities: &[(usize, [f32; 3])]) -> anyhow::Result<()> {
+pub(crate) fn set_block_velocities(scene: &Scene, state: &mut InitialState, velocities: &[(usize, [f32; 3])]) -> anyhow::Result<()> {
     let ranges = block_ranges(scene);
     let (c, _) = super::setup::resolve_pressure(scene);
     for &(block, v) in velocities {

@@ -12,19 +12,19 @@ use std::sync::Arc;
 
 /// Above this many points a load step takes seconds, and says what it does (log target
 /// `rillet::load`, shown by default).
-pub const LOAD_NOTE_POINTS: usize = 4_000_000;
+pub(crate) const LOAD_NOTE_POINTS: usize = 4_000_000;
 
 /// Slack when checking that shapes lie inside the domain, in metres.
 const INSIDE_TOLERANCE: f64 = 1e-5;
 
 /// A surface point of a solid must have a shell particle within this many spacings (no spot of
 /// the surface is farther from the shell).
-pub const COVERAGE_SPACINGS: f64 = 1.5;
+pub(crate) const COVERAGE_SPACINGS: f64 = 1.5;
 
 impl Scene {
     /// Reads the meshes the fluid and solid entries name (relative to the directory of `file`)
     /// and places them.
-    pub fn load_meshes(&mut self, file: &str) -> Result<(), SceneError> {
+    pub(crate) fn load_meshes(&mut self, file: &str) -> Result<(), SceneError> {
         let base = Path::new(file).parent().map(Path::to_path_buf).unwrap_or_default();
         let mut files = Vec::new();
         let mut load = |field: String, path: &str, scale: f32, rotation: [f32; 3], translation: [f32; 3]| {
@@ -54,7 +54,7 @@ impl Scene {
     }
 
     /// Fluid entry `i` as a shape.
-    pub fn fluid_shape(&self, i: usize) -> Shape {
+    pub(crate) fn fluid_shape(&self, i: usize) -> Shape {
         let f = &self.fluid[i];
         match (f.block(), self.meshes.fluid.get(i).cloned().flatten()) {
             (Some(b), _) => Shape::Block(Vec3::from(b.min).as_dvec3(), Vec3::from(b.max).as_dvec3()),
@@ -64,7 +64,7 @@ impl Scene {
     }
 
     /// Solid `i` as a shape.
-    pub fn solid_shape(&self, i: usize) -> Shape {
+    pub(crate) fn solid_shape(&self, i: usize) -> Shape {
         let v = |a: [f32; 3]| Vec3::from(a).as_dvec3();
         match &self.solids[i] {
             Solid::Box { center, size, rotation } => {
@@ -85,13 +85,13 @@ impl Scene {
     }
 
     /// Thickness of a solid's shell: the tank walls' (`walls.layers` spacings).
-    pub fn shell_thickness(&self) -> f64 {
+    pub(crate) fn shell_thickness(&self) -> f64 {
         self.walls.layers as f64 * self.physics.spacing as f64
     }
 
     /// Samples every solid's shell and every mesh of fluid once (after the meshes are read and
     /// the count is checked): what [`Scene::solid_shell`] and [`Scene::mesh_fluid`] hand out.
-    pub fn sample_bodies(&mut self) {
+    pub(crate) fn sample_bodies(&mut self) {
         let shells = (0..self.solids.len()).map(|i| Arc::new(self.sample_shell(i))).collect();
         let fills = (0..self.fluid.len()).map(|i| self.fluid[i].block().is_none().then(|| Arc::new(self.sample_fill(i)))).collect();
         self.meshes.shells = shells;
@@ -101,13 +101,13 @@ impl Scene {
     /// The boundary particles of solid `i`: the points of its own lattice (centred in it, turned
     /// with a primitive) inside it and less than the shell thickness deep. Sampled once at load
     /// (a scene built in code, without [`Scene::sample_bodies`], samples it here).
-    pub fn solid_shell(&self, i: usize) -> Arc<Vec<DVec3>> {
+    pub(crate) fn solid_shell(&self, i: usize) -> Arc<Vec<DVec3>> {
         self.meshes.shells.get(i).cloned().unwrap_or_else(|| Arc::new(self.sample_shell(i)))
     }
 
     /// The fluid particles of a mesh entry: the points of its own lattice (centred in its
     /// bounding box) inside it. Sampled once at load, like [`Scene::solid_shell`].
-    pub fn mesh_fluid(&self, i: usize) -> Arc<Vec<DVec3>> {
+    pub(crate) fn mesh_fluid(&self, i: usize) -> Arc<Vec<DVec3>> {
         self.meshes.fills.get(i).cloned().flatten().unwrap_or_else(|| Arc::new(self.sample_fill(i)))
     }
 
@@ -140,7 +140,7 @@ impl Scene {
     /// Every fluid mesh and solid lies inside the domain: bounds only, so it runs before the
     /// particle count (a solid far outside the domain is told so, not that it has too many
     /// particles).
-    pub fn validate_inside_domain(&self, file: &str) -> Result<(), SceneError> {
+    pub(crate) fn validate_inside_domain(&self, file: &str) -> Result<(), SceneError> {
         let dmin = Vec3::from(self.domain.min).as_dvec3();
         let dmax = Vec3::from(self.domain.max).as_dvec3();
         let text = |v: DVec3| format!("({:.4}, {:.4}, {:.4})", v.x, v.y, v.z);
@@ -166,7 +166,7 @@ impl Scene {
         Ok(())
     }
 
-    pub fn validate_bodies(&self, file: &str) -> Result<(), SceneError> {
+    pub(crate) fn validate_bodies(&self, file: &str) -> Result<(), SceneError> {
         let invalid = |field: String, value: String, allowed: String| SceneError::Invalid { file: file.to_owned(), field, value, allowed };
         let s = self.physics.spacing as f64;
         let text = |v: DVec3| format!("({:.4}, {:.4}, {:.4})", v.x, v.y, v.z);
@@ -323,14 +323,14 @@ fn dedup(mut files: Vec<PathBuf>) -> Vec<PathBuf> {
 /// up to ¾ spacing inside each face, and the shell's particles round every convex edge with that
 /// radius. Fluid resting against that rounded edge lies inside the sharp one (up to about 0.3
 /// spacings below both faces at a box's edge) without having gone through anything.
-pub struct SolidMask {
+pub(crate) struct SolidMask {
     solids: Vec<MaskedSolid>,
     depth: f64,
     rounding: f64,
 }
 
 /// The radius, in spacings, to which [`SolidMask`] rounds a primitive's convex edges.
-pub const EDGE_ROUNDING: f64 = 0.75;
+pub(crate) const EDGE_ROUNDING: f64 = 0.75;
 
 struct MaskedSolid {
     shape: Shape,
@@ -342,7 +342,7 @@ struct MaskedSolid {
 }
 
 impl SolidMask {
-    pub fn new(scene: &Scene) -> Self {
+    pub(crate) fn new(scene: &Scene) -> Self {
         let s = scene.physics.spacing as f64;
         let solids = (0..scene.solids.len())
             .map(|i| {
@@ -364,12 +364,12 @@ impl SolidMask {
         Self { solids, depth: 0.25 * s, rounding: EDGE_ROUNDING * s }
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.solids.is_empty()
     }
 
     /// `p` is inside a solid, deeper than a quarter spacing.
-    pub fn contains(&self, p: DVec3) -> bool {
+    pub(crate) fn contains(&self, p: DVec3) -> bool {
         self.solids.iter().any(|m| {
             if p.cmplt(m.lo).any() || p.cmpgt(m.hi).any() {
                 return false;

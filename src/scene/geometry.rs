@@ -32,12 +32,12 @@ impl Placement {
         Self { scale: scale as f64, rotation, translation: Vec3::from(translation).as_dvec3() }
     }
 
-    pub fn apply(&self, p: DVec3) -> DVec3 {
+    pub(crate) fn apply(&self, p: DVec3) -> DVec3 {
         self.translation + self.rotation * (p * self.scale)
     }
 
     /// A scene point in the shape's frame (scale left out: primitives are sized in metres).
-    pub fn local(&self, p: DVec3) -> DVec3 {
+    pub(crate) fn local(&self, p: DVec3) -> DVec3 {
         self.rotation.transpose() * (p - self.translation)
     }
 }
@@ -53,7 +53,7 @@ pub enum Primitive {
 impl Primitive {
     /// Signed distance in the shape's frame: negative inside (exact for the sphere and the
     /// cylinder's sides; inside the box and the cylinder, the distance to the nearest face).
-    pub fn signed_distance(&self, p: DVec3) -> f64 {
+    pub(crate) fn signed_distance(&self, p: DVec3) -> f64 {
         match *self {
             Primitive::Box { half } => {
                 let q = p.abs() - half;
@@ -70,7 +70,7 @@ impl Primitive {
     /// Signed distance to the shape with its convex edges and corners rounded to radius `r`
     /// (the shape shrunk by `r`, then grown by `r` again): the same as [`Self::signed_distance`]
     /// on a face, and near an edge the distance to a curved edge of radius `r`.
-    pub fn rounded_signed_distance(&self, p: DVec3, r: f64) -> f64 {
+    pub(crate) fn rounded_signed_distance(&self, p: DVec3, r: f64) -> f64 {
         let shrunk = match *self {
             Primitive::Box { half } => Primitive::Box { half: (half - DVec3::splat(r)).max(DVec3::ZERO) },
             Primitive::Sphere { radius } => Primitive::Sphere { radius: (radius - r).max(0.0) },
@@ -82,7 +82,7 @@ impl Primitive {
     }
 
     /// Half the extent of a box around the shape, in its own frame.
-    pub fn half_extent(&self) -> DVec3 {
+    pub(crate) fn half_extent(&self) -> DVec3 {
         match *self {
             Primitive::Box { half } => half,
             Primitive::Sphere { radius } => DVec3::splat(radius),
@@ -116,7 +116,7 @@ pub enum MeshError {
 }
 
 /// The most triangles a scene's mesh may have.
-pub const MAX_TRIANGLES: usize = 2_000_000;
+pub(crate) const MAX_TRIANGLES: usize = 2_000_000;
 
 fn vec_text(v: DVec3) -> String {
     format!("({:.4}, {:.4}, {:.4})", v.x, v.y, v.z)
@@ -125,7 +125,7 @@ fn vec_text(v: DVec3) -> String {
 /// Triangles (corner indices) covering a simple polygon in 3D, by ear clipping in the plane
 /// of its Newell normal, keeping its winding; `None` for a polygon without area or with
 /// crossing edges (no ear left). Fewer than three corners give no triangle.
-pub fn triangulate_polygon(points: &[DVec3]) -> Option<Vec<[usize; 3]>> {
+pub(crate) fn triangulate_polygon(points: &[DVec3]) -> Option<Vec<[usize; 3]>> {
     let n = points.len();
     if n < 3 {
         return Some(vec![]);
@@ -265,7 +265,7 @@ impl TriMesh {
     }
 
     /// The mesh moved by `placement`.
-    pub fn placed(&self, placement: &Placement) -> TriMesh {
+    pub(crate) fn placed(&self, placement: &Placement) -> TriMesh {
         TriMesh { vertices: self.vertices.iter().map(|&v| placement.apply(v)).collect(), triangles: self.triangles.clone() }
     }
 
@@ -313,7 +313,7 @@ impl TriMesh {
         Ok(())
     }
 
-    pub fn bounds(&self) -> (DVec3, DVec3) {
+    pub(crate) fn bounds(&self) -> (DVec3, DVec3) {
         let lo = self.vertices.iter().fold(DVec3::splat(f64::INFINITY), |a, v| a.min(*v));
         let hi = self.vertices.iter().fold(DVec3::splat(f64::NEG_INFINITY), |a, v| a.max(*v));
         (lo, hi)
@@ -331,7 +331,7 @@ impl TriMesh {
 
 /// A lattice: points `origin + (i, j, k) · spacing` for `i < n[0]` etc.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Lattice {
+pub(crate) struct Lattice {
     pub origin: DVec3,
     pub spacing: f64,
     pub n: [usize; 3],
@@ -340,7 +340,7 @@ pub struct Lattice {
 impl Lattice {
     /// The points of the lattice anchored at `anchor` (a point is at `anchor + (i + ½)·s`) that
     /// fall within `[lo, hi]`.
-    pub fn covering(anchor: DVec3, spacing: f64, lo: DVec3, hi: DVec3) -> Lattice {
+    pub(crate) fn covering(anchor: DVec3, spacing: f64, lo: DVec3, hi: DVec3) -> Lattice {
         let first = ((lo - anchor) / spacing - 0.5).ceil();
         let last = ((hi - anchor) / spacing - 0.5).floor();
         let n = (last - first + 1.0).max(DVec3::ZERO);
@@ -350,28 +350,24 @@ impl Lattice {
     /// A lattice centred in the box `[lo, hi]`: per axis as many points as round(extent / s)
     /// (at least one), as far from one face as from the other (between s/4 and 3s/4 from
     /// each), so a box's corners are as near a point as the lattice allows.
-    pub fn centred(lo: DVec3, hi: DVec3, spacing: f64) -> Lattice {
+    pub(crate) fn centred(lo: DVec3, hi: DVec3, spacing: f64) -> Lattice {
         let n = ((hi - lo) / spacing).round().max(DVec3::ONE);
         let origin = (lo + hi) * 0.5 - (n - 1.0) * spacing * 0.5;
         Lattice { origin, spacing, n: [n.x as usize, n.y as usize, n.z as usize] }
     }
 
     /// Every point, in index order.
-    pub fn points(&self) -> impl Iterator<Item = DVec3> + '_ {
+    pub(crate) fn points(&self) -> impl Iterator<Item = DVec3> + '_ {
         let [n0, n1, n2] = self.n;
         (0..n2).flat_map(move |k| (0..n1).flat_map(move |j| (0..n0).map(move |i| self.point(i, j, k))))
     }
 
-    pub fn point(&self, i: usize, j: usize, k: usize) -> DVec3 {
+    pub(crate) fn point(&self, i: usize, j: usize, k: usize) -> DVec3 {
         self.origin + DVec3::new(i as f64, j as f64, k as f64) * self.spacing
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.n[0] * self.n[1] * self.n[2]
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 }
 
@@ -381,7 +377,7 @@ const ROW_SHIFT: [f64; 2] = [1e-4 * std::f64::consts::SQRT_2, 1e-4 * std::f64::c
 
 /// Winding numbers of the lattice's points with respect to `mesh`, row by row along x: index
 /// `i + n0 · (j + n1 · k)`. Inside a closed, outward-facing mesh 1, outside 0.
-pub fn winding_numbers(mesh: &TriMesh, lattice: &Lattice) -> Vec<i32> {
+pub(crate) fn winding_numbers(mesh: &TriMesh, lattice: &Lattice) -> Vec<i32> {
     let [n0, n1, n2] = lattice.n;
     let mut out = vec![0i32; lattice.len()];
     if out.is_empty() {
@@ -451,7 +447,7 @@ pub fn winding_numbers(mesh: &TriMesh, lattice: &Lattice) -> Vec<i32> {
 }
 
 /// Distances to a mesh's surface, through buckets of triangles.
-pub struct DistanceField<'a> {
+pub(crate) struct DistanceField<'a> {
     mesh: &'a TriMesh,
     lo: DVec3,
     cell: f64,
@@ -461,7 +457,7 @@ pub struct DistanceField<'a> {
 
 impl<'a> DistanceField<'a> {
     /// Buckets of side `cell` (queries up to about that distance are fast).
-    pub fn new(mesh: &'a TriMesh, cell: f64) -> Self {
+    pub(crate) fn new(mesh: &'a TriMesh, cell: f64) -> Self {
         let (lo, hi) = mesh.bounds();
         let lo = lo - DVec3::splat(cell);
         let n = ((hi + DVec3::splat(cell) - lo) / cell).ceil().max(DVec3::ONE);
@@ -489,7 +485,7 @@ impl<'a> DistanceField<'a> {
     }
 
     /// The distance from `p` to the surface if it is at most `limit`, else None.
-    pub fn within(&self, p: DVec3, limit: f64) -> Option<f64> {
+    pub(crate) fn within(&self, p: DVec3, limit: f64) -> Option<f64> {
         let b0 = ((p - DVec3::splat(limit) - self.lo) / self.cell).floor().max(DVec3::ZERO);
         let b1 = ((p + DVec3::splat(limit) - self.lo) / self.cell).floor();
         let mut best = limit;
@@ -513,7 +509,7 @@ impl<'a> DistanceField<'a> {
 }
 
 /// Distance from `p` to the triangle `abc` (Ericson, Real-Time Collision Detection, 5.1.5).
-pub fn point_triangle_distance(p: DVec3, a: DVec3, b: DVec3, c: DVec3) -> f64 {
+pub(crate) fn point_triangle_distance(p: DVec3, a: DVec3, b: DVec3, c: DVec3) -> f64 {
     let ab = b - a;
     let ac = c - a;
     let ap = p - a;
@@ -832,7 +828,7 @@ pub enum Shape {
 
 impl Shape {
     /// A box around the shape, in scene coordinates.
-    pub fn bounds(&self) -> (DVec3, DVec3) {
+    pub(crate) fn bounds(&self) -> (DVec3, DVec3) {
         match self {
             Shape::Primitive(prim, place) => {
                 let h = prim.half_extent();
@@ -856,7 +852,7 @@ impl Shape {
     }
 
     /// Which points of `lattice` are inside (index `i + n0 · (j + n1 · k)`).
-    pub fn inside(&self, lattice: &Lattice) -> Vec<bool> {
+    pub(crate) fn inside(&self, lattice: &Lattice) -> Vec<bool> {
         match self {
             Shape::Mesh(m) => winding_numbers(m, lattice).into_iter().map(|w| w >= 1).collect(),
             _ => {
@@ -884,7 +880,7 @@ impl Shape {
 
     /// The lattice a shape is sampled on: centred in its box (for a primitive, in its own
     /// frame: the lattice turns with it).
-    pub fn own_lattice(&self, spacing: f64) -> Lattice {
+    pub(crate) fn own_lattice(&self, spacing: f64) -> Lattice {
         match self {
             Shape::Primitive(prim, _) => {
                 let h = prim.half_extent();
@@ -990,7 +986,7 @@ pub fn coverage_gap(mesh: &TriMesh, points: &[DVec3], step: f64, limit: f64) -> 
 /// Points of triangle abc no farther than `step` from one another: its corners, its edges every
 /// `step`, and inside it a square grid of `step` in its plane — about area / step² points, so
 /// that a long thin triangle (a cylinder cap's fan) costs its area, not its longest edge squared.
-pub fn triangle_samples(a: DVec3, b: DVec3, c: DVec3, step: f64, mut visit: impl FnMut(DVec3)) {
+pub(crate) fn triangle_samples(a: DVec3, b: DVec3, c: DVec3, step: f64, mut visit: impl FnMut(DVec3)) {
     for (p, q) in [(a, b), (b, c), (c, a)] {
         let n = (((q - p).length() / step).ceil() as usize).max(1);
         for i in 0..n {
@@ -1032,7 +1028,7 @@ pub fn triangle_samples(a: DVec3, b: DVec3, c: DVec3, step: f64, mut visit: impl
 /// Segments around a circle of `radius` (for the meshes of a primitive's surface) so that a
 /// chord lies at most a twentieth of `spacing` inside the circle, and a facet of a sphere's mesh
 /// (whose centre lies deeper than its edges) at most a tenth; at least 48.
-pub fn circle_segments(radius: f64, spacing: f64) -> usize {
+pub(crate) fn circle_segments(radius: f64, spacing: f64) -> usize {
     let depth = (0.05 * spacing / radius).min(1.0);
     let n = (std::f64::consts::PI / (1.0 - depth).acos()).ceil();
     if n.is_finite() { (n as usize).clamp(48, 4096) } else { 48 }

@@ -37,7 +37,7 @@ pub fn scene_hash(file: &Path, scene: &Scene) -> anyhow::Result<u64> {
 /// The hash that checkpoints written before [`scene_hash`] carry: FNV-1a over the scene written
 /// back as RON and the meshes' vertices and triangles as read. Only to recognise those
 /// checkpoints on a resume (`rillet run --resume` accepts them with a note).
-pub fn legacy_scene_hash(scene: &Scene) -> u64 {
+pub(crate) fn legacy_scene_hash(scene: &Scene) -> u64 {
     let mut bytes = ron::to_string(scene).unwrap_or_default().into_bytes();
     for mesh in scene.meshes.fluid.iter().chain(&scene.meshes.solids).flatten() {
         for v in &mesh.vertices {

@@ -9,12 +9,12 @@ use crate::sim::params::open_face_bit;
 use glam::DVec3;
 
 /// Fastest an emitter may lay its layers down: half a spacing a step (a layer every two steps).
-pub const MAX_STEP_LENGTH_OVER_SPACING: f64 = 0.5;
+pub(crate) const MAX_STEP_LENGTH_OVER_SPACING: f64 = 0.5;
 
 /// The unit direction and the two axes across it, (width, height) of [`EmitterShape`]:
 /// the width is `direction × up` with up = y (x for a vertical direction), the height
 /// `direction × width`.
-pub fn emitter_axes(direction: [f32; 3]) -> (DVec3, DVec3, DVec3) {
+pub(crate) fn emitter_axes(direction: [f32; 3]) -> (DVec3, DVec3, DVec3) {
     let d = glam::Vec3::from(direction).as_dvec3().normalize();
     let up = if d.y.abs() > 0.9 { DVec3::X } else { DVec3::Y };
     let u = d.cross(up).normalize();
@@ -30,7 +30,7 @@ fn rectangle_points(size: [f32; 2], s: f64) -> [i64; 2] {
 
 impl Scene {
     /// The bits of `SimParams::open_faces` for the scene's open faces.
-    pub fn open_face_bits(&self) -> u32 {
+    pub(crate) fn open_face_bits(&self) -> u32 {
         self.walls
             .open
             .iter()
@@ -43,7 +43,7 @@ impl Scene {
 
     /// The points of emitter `i`'s layer: a lattice of the spacing on its rectangle (centred in
     /// it, at least one point across each side) or its disc (centred on its centre).
-    pub fn emitter_points(&self, i: usize) -> Vec<DVec3> {
+    pub(crate) fn emitter_points(&self, i: usize) -> Vec<DVec3> {
         let e = &self.emitters[i];
         let s = self.physics.spacing as f64;
         let c = glam::Vec3::from(e.center).as_dvec3();
@@ -88,7 +88,7 @@ impl Scene {
     }
 
     /// The emitters as the GPU runs them, each particle of `mass`.
-    pub fn emitters_for_gpu(&self, mass: f32) -> Emitters {
+    pub(crate) fn emitters_for_gpu(&self, mass: f32) -> Emitters {
         let mut out = Emitters::default();
         let dt = self.physics.dt;
         for i in 0..self.emitters.len() {
@@ -131,7 +131,7 @@ impl Scene {
     }
 
     /// Particles the emitters create from start to end, if every one has an end.
-    pub fn emitted_total(&self) -> Option<u64> {
+    pub(crate) fn emitted_total(&self) -> Option<u64> {
         let e = self.emitters_for_gpu(0.0);
         e.emitters.iter().all(|e| e.end_step != u32::MAX).then(|| e.particles_in(u32::MAX as u64))
     }

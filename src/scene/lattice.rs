@@ -5,7 +5,7 @@ use super::schema::Scene;
 use glam::Vec3;
 
 /// Number of lattice points of spacing `s` that fit in `[lo, hi]` along one axis.
-pub fn lattice_count(lo: f32, hi: f32, s: f32) -> u32 {
+pub(crate) fn lattice_count(lo: f32, hi: f32, s: f32) -> u32 {
     (((hi - lo) / s) as f64 + 1e-4).floor().max(0.0) as u32
 }
 
@@ -46,7 +46,7 @@ pub fn count_particles(scene: &Scene) -> (u64, u64) {
 /// Along axis `a`, each point of the wall lattice starting at `lo`: (kept: not beyond an open
 /// face, inside: strictly inside the domain). The setup's walls are the points kept along every
 /// axis and not inside along every axis.
-pub fn wall_axis(scene: &Scene, lo: f32, a: usize) -> impl Iterator<Item = (bool, bool)> + '_ {
+pub(crate) fn wall_axis(scene: &Scene, lo: f32, a: usize) -> impl Iterator<Item = (bool, bool)> + '_ {
     let s = scene.physics.spacing;
     let (_, hi, _) = wall_box(scene);
     let n = lattice_count(lo, hi[a], s);
@@ -63,12 +63,12 @@ pub fn wall_axis(scene: &Scene, lo: f32, a: usize) -> impl Iterator<Item = (bool
 
 /// Fluid slots of a scene: its `fluid_capacity`, or the fluid entries' `fluid` particles and
 /// everything the emitters create.
-pub fn fluid_slots(scene: &Scene, fluid: u64) -> u64 {
+pub(crate) fn fluid_slots(scene: &Scene, fluid: u64) -> u64 {
     scene.fluid_capacity.unwrap_or_else(|| fluid + scene.emitted_total().unwrap_or(0))
 }
 
 /// The box of wall particle centres' lattice: the domain grown by the wall thickness.
-pub fn wall_box(scene: &Scene) -> (Vec3, Vec3, f32) {
+pub(crate) fn wall_box(scene: &Scene) -> (Vec3, Vec3, f32) {
     let s = scene.physics.spacing;
     let t = scene.walls.layers as f32 * s;
     (Vec3::from(scene.domain.min) - Vec3::splat(t), Vec3::from(scene.domain.max) + Vec3::splat(t), t)

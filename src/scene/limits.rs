@@ -19,14 +19,14 @@ pub struct Limit<T> {
 }
 
 impl<T: PartialOrd + Copy + Shown> Limit<T> {
-    pub const fn closed(min: T, max: T, unit: &'static str) -> Self {
+    pub(crate) const fn closed(min: T, max: T, unit: &'static str) -> Self {
         Self { min, max, min_exclusive: false, unit, note: "" }
     }
     /// `(min, max]`.
-    pub const fn above(min: T, max: T, unit: &'static str) -> Self {
+    pub(crate) const fn above(min: T, max: T, unit: &'static str) -> Self {
         Self { min, max, min_exclusive: true, unit, note: "" }
     }
-    pub const fn with_note(self, note: &'static str) -> Self {
+    pub(crate) const fn with_note(self, note: &'static str) -> Self {
         Self { note, ..self }
     }
 
@@ -36,7 +36,7 @@ impl<T: PartialOrd + Copy + Shown> Limit<T> {
     }
 
     /// `min..=max`, for sliders and drag values (an exclusive lower end is the caller's care).
-    pub fn range(&self) -> RangeInclusive<T> {
+    pub(crate) fn range(&self) -> RangeInclusive<T> {
         self.min..=self.max
     }
 
@@ -68,63 +68,63 @@ impl Shown for f32 {
 }
 
 // physics
-pub const SPACING: Limit<f32> = Limit::above(0.0, 10.0, "m");
-pub const REST_DENSITY: Limit<f32> = Limit::closed(1.0, 1e5, "kg/m³");
-pub const SPEED_OF_SOUND: Limit<f32> = Limit::above(0.0, 1e5, "m/s");
-pub const STIFFNESS: Limit<f32> = Limit::above(0.0, 1e12, "Pa");
-pub const VISCOSITY: Limit<f32> = Limit::closed(0.0, 10.0, "");
+pub(crate) const SPACING: Limit<f32> = Limit::above(0.0, 10.0, "m");
+pub(crate) const REST_DENSITY: Limit<f32> = Limit::closed(1.0, 1e5, "kg/m³");
+pub(crate) const SPEED_OF_SOUND: Limit<f32> = Limit::above(0.0, 1e5, "m/s");
+pub(crate) const STIFFNESS: Limit<f32> = Limit::above(0.0, 1e12, "Pa");
+pub(crate) const VISCOSITY: Limit<f32> = Limit::closed(0.0, 10.0, "");
 /// Each component of gravity.
-pub const GRAVITY: Limit<f32> = Limit::closed(-1000.0, 1000.0, "m/s²");
-pub const DT: Limit<f32> = Limit::above(0.0, 0.1, "s");
+pub(crate) const GRAVITY: Limit<f32> = Limit::closed(-1000.0, 1000.0, "m/s²");
+pub(crate) const DT: Limit<f32> = Limit::above(0.0, 0.1, "s");
 /// Kinematic viscosity of no-slip walls.
-pub const NO_SLIP_VISCOSITY: Limit<f32> = Limit::closed(0.0, 1.0, "m²/s").with_note("(0 = free slip; water 1e-6)");
+pub(crate) const NO_SLIP_VISCOSITY: Limit<f32> = Limit::closed(0.0, 1.0, "m²/s").with_note("(0 = free slip; water 1e-6)");
 /// CFL number of an adaptive time step.
-pub const ADAPTIVE_CFL: Limit<f32> = Limit::above(0.0, 1.0, "");
+pub(crate) const ADAPTIVE_CFL: Limit<f32> = Limit::above(0.0, 1.0, "");
 /// DFSPH's tolerances (mean relative density error, and divergence per step).
 pub const DFSPH_TOLERANCE: Limit<f32> = Limit::closed(1e-5, 0.1, "");
 /// DFSPH's most velocity updates per solve.
-pub const DFSPH_ITERATIONS: Limit<u32> = Limit::closed(1, 1000, "iterations");
+pub(crate) const DFSPH_ITERATIONS: Limit<u32> = Limit::closed(1, 1000, "iterations");
 
 /// A scene holds at most this many fluid blocks.
-pub const MAX_FLUID_BLOCKS: usize = 10_000;
+pub(crate) const MAX_FLUID_BLOCKS: usize = 10_000;
 
 /// Largest CFL number dt·c/h a scene may ask for: beyond it sound crosses more than the support
 /// radius in one step and no explicit step is stable.
-pub const CFL_MAX: f64 = 1.0;
+pub(crate) const CFL_MAX: f64 = 1.0;
 /// The CFL number recommended for weakly compressible SPH (Monaghan); the panel warns above it.
-pub const CFL_RECOMMENDED: f64 = 0.4;
+pub(crate) const CFL_RECOMMENDED: f64 = 0.4;
 /// Largest dt / √(h/|g|) a scene may ask for: at 1, gravity carries a particle from rest half
 /// the support radius in one step.
-pub const FORCE_MAX: f64 = 1.0;
+pub(crate) const FORCE_MAX: f64 = 1.0;
 /// Monaghan's force condition, dt ≤ 0.25·√(h/|a|), with gravity as the acceleration.
-pub const FORCE_RECOMMENDED: f64 = 0.25;
+pub(crate) const FORCE_RECOMMENDED: f64 = 0.25;
 /// The spacing must be at least this many times the gap between neighbouring 32-bit positions
 /// at the scene's farthest coordinate (so motions of a fraction of the spacing are resolved).
-pub const POSITION_RESOLUTION: f64 = 256.0;
+pub(crate) const POSITION_RESOLUTION: f64 = 256.0;
 /// Smallest particle mass (kg), and the inverse of the largest kernel normalisation (m³), that
 /// 32-bit floats carry with room for the products of a step.
-pub const F32_SMALLEST_SAFE: f64 = 1e-30;
+pub(crate) const F32_SMALLEST_SAFE: f64 = 1e-30;
 
 // grid (live: the panel changes these)
 pub const CELL_SIZE: Limit<f32> = Limit::closed(0.5, 2.0, "× h (the support radius)");
-pub const CAPACITY: Limit<u32> = Limit::closed(1, 1_000_000, "particles");
-pub const REORDER_INTERVAL: Limit<u32> = Limit::closed(0, 1000, "steps").with_note("(0 = never)");
+pub(crate) const CAPACITY: Limit<u32> = Limit::closed(1, 1_000_000, "particles");
+pub(crate) const REORDER_INTERVAL: Limit<u32> = Limit::closed(0, 1000, "steps").with_note("(0 = never)");
 
 // walls
-pub const WALL_LAYERS: Limit<u32> = Limit::closed(1, 4, "");
+pub(crate) const WALL_LAYERS: Limit<u32> = Limit::closed(1, 4, "");
 
 // running
 /// Simulation steps per frame in the app and `rillet render`.
-pub const SUBSTEPS: Limit<u32> = Limit::closed(1, 32, "steps per frame");
+pub(crate) const SUBSTEPS: Limit<u32> = Limit::closed(1, 32, "steps per frame");
 /// Camera elevation for `rillet render`, degrees.
-pub const CAMERA_PITCH: Limit<f32> = Limit::closed(-89.0, 89.0, "degrees");
+pub(crate) const CAMERA_PITCH: Limit<f32> = Limit::closed(-89.0, 89.0, "degrees");
 /// Camera distance for `rillet render`, as a multiple of the distance that frames the scene.
-pub const CAMERA_ZOOM: Limit<f32> = Limit::closed(0.05, 20.0, "× the framing distance");
+pub(crate) const CAMERA_ZOOM: Limit<f32> = Limit::closed(0.05, 20.0, "× the framing distance");
 /// Each side of a window or an offscreen image.
-pub const IMAGE_SIDE: Limit<u32> = Limit::closed(64, 16384, "pixels");
+pub(crate) const IMAGE_SIDE: Limit<u32> = Limit::closed(64, 16384, "pixels");
 
 /// A command-line value within `limit`: out of range is refused with the range, not clamped.
-pub fn parse_within<T: PartialOrd + Copy + Shown + std::str::FromStr>(s: &str, limit: &Limit<T>) -> Result<T, String>
+pub(crate) fn parse_within<T: PartialOrd + Copy + Shown + std::str::FromStr>(s: &str, limit: &Limit<T>) -> Result<T, String>
 where
     T::Err: std::fmt::Display,
 {
@@ -133,19 +133,19 @@ where
 }
 
 /// `WIDTHxHEIGHT`, each side within [`IMAGE_SIDE`].
-pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
+pub(crate) fn parse_size(s: &str) -> Result<(u32, u32), String> {
     let (w, h) = s.split_once(['x', 'X']).ok_or_else(|| format!("`{s}`: expected WIDTHxHEIGHT, e.g. 1280x720"))?;
     Ok((parse_within(w, &IMAGE_SIDE)?, parse_within(h, &IMAGE_SIDE)?))
 }
 
 /// Most solids in a scene.
-pub const MAX_SOLIDS: usize = 256;
+pub(crate) const MAX_SOLIDS: usize = 256;
 
 /// A mesh's scale factor.
-pub const MESH_SCALE: Limit<f32> = Limit::closed(1e-6, 1e6, "");
+pub(crate) const MESH_SCALE: Limit<f32> = Limit::closed(1e-6, 1e6, "");
 
 /// Rotation angles, degrees.
-pub const ROTATION: Limit<f32> = Limit::closed(-360.0, 360.0, "degrees");
+pub(crate) const ROTATION: Limit<f32> = Limit::closed(-360.0, 360.0, "degrees");
 
 #[cfg(test)]
 mod tests {

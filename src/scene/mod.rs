@@ -2,22 +2,22 @@
 //! that name the file, the field and the allowed range ([`validate`]), the particle lattice
 //! ([`lattice`]) and the initial state a simulation starts from ([`setup`]).
 
-pub mod blocks;
-pub mod bodies;
+pub(crate) mod blocks;
+pub(crate) mod bodies;
 pub mod geometry;
 pub mod hash;
-pub mod inflow;
+pub(crate) mod inflow;
 pub mod lattice;
 pub mod limits;
-pub mod schema;
+pub(crate) mod schema;
 pub mod setup;
-pub mod validate;
+pub(crate) mod validate;
 
 pub use schema::{Aabb, DfsphSettings, Fluid, GridSettings, Meshes, Physics, Pressure, Probes, Scene, Solid, Solver, TimeStep, Walls};
 pub use validate::MAX_PARTICLES;
 
 /// The default scene, embedded in the binary.
-pub const DEFAULT_SCENE: &str = include_str!("../../scenes/dam_break.ron");
+pub(crate) const DEFAULT_SCENE: &str = include_str!("../../scenes/dam_break.ron");
 pub const DEFAULT_SCENE_PATH: &str = "scenes/dam_break.ron";
 
 /// Why a scene could not be loaded. Every message starts with the file, then (for syntax errors)
@@ -189,7 +189,7 @@ fn syntax_message(code: &ron::Error) -> String {
 
 /// Loads `path`, or the built-in default scene when there is none; returns the scene and a
 /// name for messages.
-pub fn load_or_default(path: Option<&std::path::Path>) -> Result<(Scene, String), SceneError> {
+pub(crate) fn load_or_default(path: Option<&std::path::Path>) -> Result<(Scene, String), SceneError> {
     Ok(match path {
         Some(p) => (Scene::load(p)?, p.display().to_string()),
         None => (Scene::parse(DEFAULT_SCENE, DEFAULT_SCENE_PATH)?, format!("{DEFAULT_SCENE_PATH} (built in)")),

@@ -80,7 +80,7 @@ pub enum Solver {
 
 impl Solver {
     /// "WCSPH" or "DFSPH", as a scene spells it.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Solver::Wcsph => "WCSPH",
             Solver::Dfsph => "DFSPH",
@@ -88,7 +88,7 @@ impl Solver {
     }
 
     /// `SimParams::solver` of this solver.
-    pub fn code(self) -> u32 {
+    pub(crate) fn code(self) -> u32 {
         match self {
             Solver::Wcsph => crate::physics::SOLVER_WCSPH,
             Solver::Dfsph => crate::physics::SOLVER_DFSPH,
@@ -96,7 +96,7 @@ impl Solver {
     }
 
     /// The solver a simulation's `SimParams::solver` names.
-    pub fn of(code: u32) -> Self {
+    pub(crate) fn of(code: u32) -> Self {
         if code == crate::physics::SOLVER_DFSPH { Solver::Dfsph } else { Solver::Wcsph }
     }
 }
@@ -162,7 +162,7 @@ pub enum Face {
 
 impl Face {
     /// The axis (0 = x, 1 = y, 2 = z) and whether it is the face on the max side.
-    pub fn axis_side(self) -> (usize, bool) {
+    pub(crate) fn axis_side(self) -> (usize, bool) {
         match self {
             Face::XMin => (0, false),
             Face::XMax => (0, true),
@@ -239,7 +239,7 @@ fn one() -> f32 {
 
 impl Fluid {
     /// The box, for a box entry.
-    pub fn block(&self) -> Option<Aabb> {
+    pub(crate) fn block(&self) -> Option<Aabb> {
         match (self.min, self.max, &self.mesh) {
             (Some(min), Some(max), None) => Some(Aabb { min, max }),
             _ => None,

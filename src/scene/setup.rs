@@ -26,12 +26,12 @@ pub enum SetupError {
 
 /// Host bytes per particle while a state is built and uploaded: position and velocity with the
 /// growth slack of their vectors, the ids, the wall lattice in f64 and its volumes.
-pub const HOST_BYTES_PER_PARTICLE: u64 = 2 * 16 + 16 + 4 + 24 + 8;
+pub(crate) const HOST_BYTES_PER_PARTICLE: u64 = 2 * 16 + 16 + 4 + 24 + 8;
 
 /// Builds a scene's initial state after checking, from the particle count alone, that the
 /// device can hold it and that the host has the memory to build it: a scene too large is
 /// refused before anything is allocated.
-pub fn build_checked(scene: &Scene, gpu: &Gpu) -> Result<InitialState, SetupError> {
+pub(crate) fn build_checked(scene: &Scene, gpu: &Gpu) -> Result<InitialState, SetupError> {
     let (fluid, boundary) = count_particles(scene);
     let n = fluid_slots(scene, fluid) + boundary;
     Sim::check_fits(gpu, n)?;
@@ -49,10 +49,10 @@ pub fn build_checked(scene: &Scene, gpu: &Gpu) -> Result<InitialState, SetupErro
 }
 
 /// Bytes in a GiB, for the memory figures of messages.
-pub const GIB: f64 = (1u64 << 30) as f64;
+pub(crate) const GIB: f64 = (1u64 << 30) as f64;
 
 /// `MemAvailable` of /proc/meminfo (Linux); None where it cannot be read.
-pub fn available_host_memory() -> Option<u64> {
+pub(crate) fn available_host_memory() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
@@ -60,7 +60,7 @@ pub fn available_host_memory() -> Option<u64> {
 }
 
 /// Speed of sound and Tait stiffness for a scene.
-pub fn resolve_pressure(scene: &Scene) -> (f32, f32) {
+pub(crate) fn resolve_pressure(scene: &Scene) -> (f32, f32) {
     let p = &scene.physics;
     let rho0 = p.rest_density as f64;
     let gamma = TAIT_GAMMA as f64;
@@ -204,7 +204,7 @@ pub fn build(scene: &Scene) -> InitialState {
 
 /// The solver and time-step fields of the uniform block from the scene's physics
 /// (docs/PHYSICS.md, "Time step" and "DFSPH").
-pub fn with_solver(mut params: SimParams, p: &crate::scene::Physics) -> SimParams {
+pub(crate) fn with_solver(mut params: SimParams, p: &crate::scene::Physics) -> SimParams {
     use crate::scene::TimeStep;
     params.solver = p.solver.code();
     // the walls' approach viscosity's viscous bound holds WCSPH's explicit term; DFSPH's is

@@ -332,7 +332,7 @@ impl Scene {
     /// Sampling a mesh (to count or build its particles) takes a lattice over its bounding box,
     /// a winding number and a flag a point, and a fluid mesh's points: refused, naming the
     /// largest mesh, when that is more than `available` bytes (this machine's free memory).
-    pub fn check_sampling_memory(&self, file: &str, available: Option<u64>) -> Result<(), SceneError> {
+    pub(crate) fn check_sampling_memory(&self, file: &str, available: Option<u64>) -> Result<(), SceneError> {
         let s = self.physics.spacing;
         let mesh_points = |shape: super::geometry::Shape| bounds_lattice_points(&shape, s);
         let sampling: Vec<(String, u128)> = (0..self.fluid.len())

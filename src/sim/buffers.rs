@@ -21,7 +21,7 @@ pub struct ParticleSet {
 impl ParticleSet {
     /// Buffers for `n` particles, not yet written (created inside the caller's error scope, so an
     /// allocation the device cannot make is an error, not a panic on a mapping).
-    pub fn new(device: &wgpu::Device, label: &str, n: u64) -> Self {
+    pub(crate) fn new(device: &wgpu::Device, label: &str, n: u64) -> Self {
         let vertex = wgpu::BufferUsages::VERTEX;
         Self {
             pos_mass: shader::storage_with(device, &format!("{label}.pos_mass"), n * 16, vertex),
@@ -31,7 +31,7 @@ impl ParticleSet {
     }
 
     /// Uploads a state into the set.
-    pub fn write(&self, queue: &wgpu::Queue, pos_mass: &[[f32; 4]], vel_rho: &[[f32; 4]], id: &[u32]) {
+    pub(crate) fn write(&self, queue: &wgpu::Queue, pos_mass: &[[f32; 4]], vel_rho: &[[f32; 4]], id: &[u32]) {
         queue.write_buffer(&self.pos_mass, 0, bytemuck::cast_slice(pos_mass));
         queue.write_buffer(&self.vel_rho, 0, bytemuck::cast_slice(vel_rho));
         queue.write_buffer(&self.id, 0, bytemuck::cast_slice(id));
@@ -39,7 +39,7 @@ impl ParticleSet {
 }
 
 /// Per-cell arrays and the scan levels over them, for one [`GridLayout`].
-pub struct CellBuffers {
+pub(crate) struct CellBuffers {
     pub layout: GridLayout,
     pub lut: wgpu::Buffer,
     /// Particles per cell, `num_cells + 1` entries: the last is the cell of free slots
@@ -52,7 +52,7 @@ pub struct CellBuffers {
 }
 
 impl CellBuffers {
-    pub fn new(device: &wgpu::Device, scan: &ScanPass, layout: GridLayout) -> Result<Self, super::shader::KernelError> {
+    pub(crate) fn new(device: &wgpu::Device, scan: &ScanPass, layout: GridLayout) -> Result<Self, super::shader::KernelError> {
         // the cells and the cell of free slots
         let n = layout.num_cells + 1;
         let lut = shader::storage_init(device, "grid.cell_lut", bytemuck::cast_slice(&layout.lut), wgpu::BufferUsages::empty());
@@ -64,16 +64,22 @@ impl CellBuffers {
 }
 
 /// How long a blocking readback waits for the GPU before it calls the device hung.
-pub const READ_TIMEOUT: Duration = Duration::from_secs(120);
+pub(crate) const READ_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// Copies `size` bytes of `src` from `offset` back to the CPU and waits for them (bounded wait).
-pub fn read_bytes(device: &wgpu::Device, queue: &wgpu::Queue, src: &wgpu::Buffer, offset: u64, size: u64) -> Result<Vec<u8>, ReadError> {
+pub(crate) fn read_bytes(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    src: &wgpu::Buffer,
+    offset: u64,
+    size: u64,
+) -> Result<Vec<u8>, ReadError> {
     read_recorded(device, queue, size, |enc, staging| enc.copy_buffer_to_buffer(src, offset, staging, 0, size.div_ceil(4) * 4))
 }
 
 /// Records `record`'s copies into a staging buffer of `size` bytes, submits them and waits
 /// (at most [`READ_TIMEOUT`]) for the bytes: one round trip whatever the copies.
-pub fn read_recorded(
+pub(crate) fn read_recorded(
     device: &wgpu::Device,
     queue: &wgpu::Queue,
     size: u64,
@@ -109,7 +115,7 @@ pub fn read_recorded(
     Ok(data)
 }
 
-pub fn read_vec<T: bytemuck::Pod>(
+pub(crate) fn read_vec<T: bytemuck::Pod>(
     device: &wgpu::Device,
     queue: &wgpu::Queue,
     src: &wgpu::Buffer,

@@ -3,6 +3,6 @@
 
 use super::shader::{self, KernelConfig, KernelError, Pass};
 
-pub fn new(device: &wgpu::Device, cfg: KernelConfig, diagnostics: bool) -> Result<Pass, KernelError> {
+pub(crate) fn new(device: &wgpu::Device, cfg: KernelConfig, diagnostics: bool) -> Result<Pass, KernelError> {
     Pass::new(device, &shader::COUNT, cfg, &[("DIAGNOSTICS", shader::flag(diagnostics))])
 }

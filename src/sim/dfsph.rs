@@ -7,7 +7,7 @@ use super::shader::{self, KernelConfig, KernelError, Pass, Single, Variant, Walk
 
 /// Which of the two solves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Solve {
+pub(crate) enum Solve {
     /// The divergence solve (κ dt: the velocity's divergence to zero).
     Divergence,
     /// The pressure solve (κ dt²: the density to ρ0).
@@ -30,7 +30,7 @@ impl Variant for Solve {
 /// dfsph.source's variants: its neighbour walk, and whether it is the warm start (a source that
 /// takes half the last step's total κ).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Source {
+pub(crate) struct Source {
     pub walk: Walk,
     pub warm: bool,
 }
@@ -49,7 +49,7 @@ impl Variant for Source {
 
 /// dfsph.control's variants: arm a solve (`begin`), or the convergence test after a source.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Control {
+pub(crate) struct Control {
     pub begin: bool,
     pub solve: Solve,
 }
@@ -69,7 +69,7 @@ impl Variant for Control {
 crate::passes! {
     /// The DFSPH passes (built only for a DFSPH simulation). Each solve binds its own warm
     /// start as the shaders' `warm`.
-    pub struct DfsphPasses {
+    pub(crate) struct DfsphPasses {
         factor: Pass<Walk>,
         /// dfsph.source with DENSITY false.
         divergence: Pass<Source>,
@@ -85,7 +85,7 @@ crate::passes! {
 }
 
 impl DfsphPasses {
-    pub fn new(device: &wgpu::Device, cfg: KernelConfig, rows: bool, lists: bool) -> Result<Self, KernelError> {
+    pub(crate) fn new(device: &wgpu::Device, cfg: KernelConfig, rows: bool, lists: bool) -> Result<Self, KernelError> {
         let walk = [("ROWS", shader::flag(rows)), super::list_constant(lists)];
         let source =
             |src: &shader::ShaderSource, solve: Solve| Pass::new(device, src, cfg, &[&walk[..], &[("DENSITY", solve.density())]].concat());
@@ -109,7 +109,7 @@ impl DfsphPasses {
     /// that control empties once the solve is done; then the total κ is stored for the next
     /// step.
     #[allow(clippy::too_many_arguments)]
-    pub fn record_solve(
+    pub(crate) fn record_solve(
         &self,
         pass: &mut wgpu::ComputePass<'_>,
         set: usize,
@@ -140,7 +140,7 @@ impl DfsphPasses {
 }
 
 /// The solver's per-particle arrays and its control words.
-pub struct DfsphBuffers {
+pub(crate) struct DfsphBuffers {
     /// 1 / D_i (dfsph.factor).
     pub factor: wgpu::Buffer,
     /// κ_i of the current iteration (dfsph.source).
@@ -158,7 +158,7 @@ pub struct DfsphBuffers {
 }
 
 impl DfsphBuffers {
-    pub fn new(device: &wgpu::Device, n: u64) -> Self {
+    pub(crate) fn new(device: &wgpu::Device, n: u64) -> Self {
         Self {
             factor: shader::storage(device, "dfsph.factor", n * 4),
             kappa: shader::storage(device, "dfsph.kappa", n * 4),
@@ -172,7 +172,7 @@ impl DfsphBuffers {
 
     /// Writes the full dispatch of `n` invocations in workgroups of `wg_size` (split into 2D
     /// beyond `max_dim`) where dfsph.control's BEGIN reads it.
-    pub fn write_full_dispatch(&self, queue: &wgpu::Queue, n: u32, wg_size: u32, max_dim: u32) {
+    pub(crate) fn write_full_dispatch(&self, queue: &wgpu::Queue, n: u32, wg_size: u32, max_dim: u32) {
         let (x, y) = shader::grid_2d(n.div_ceil(wg_size), max_dim);
         queue.write_buffer(&self.args, 16, bytemuck::cast_slice(&[x, y, 1u32, 0u32]));
     }

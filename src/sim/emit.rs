@@ -21,25 +21,25 @@ use super::shader::{self, KernelConfig, KernelError, Pass, Walk};
 pub use crate::wgsl::shared::{EmitState, EmitterGpu, MAX_EMITTERS};
 
 /// One step in the fixed point of [`EmitterGpu::period`] and [`EmitState::phase`].
-pub const PHASE_ONE: i64 = 65536;
+pub(crate) const PHASE_ONE: i64 = 65536;
 
 impl EmitterGpu {
     /// Whether it emits (and holds its inlet zone) on step `step`.
-    pub fn active(&self, step: u64) -> bool {
+    pub(crate) fn active(&self, step: u64) -> bool {
         step >= self.start_step as u64 && step < self.end_step as u64
     }
 
     /// Layers it has laid down in the steps `0 .. steps`: ⌈r · 65536 / period⌉ over the
     /// `r` steps of its window that have passed (layer k is due at k · period / 65536 steps
     /// after the start). Closed form of the GPU's step-by-step phase.
-    pub fn layers_in(&self, steps: u64) -> u64 {
+    pub(crate) fn layers_in(&self, steps: u64) -> u64 {
         let r = steps.min(self.end_step as u64).saturating_sub(self.start_step as u64);
         (r * PHASE_ONE as u64).div_ceil(self.period as u64)
     }
 
     /// The phase (time from the start of step `step` to the next layer, 1/65536 step) the GPU
     /// holds when it starts step `step` (a resumed run starts with it).
-    pub fn phase_at(&self, step: u64) -> i32 {
+    pub(crate) fn phase_at(&self, step: u64) -> i32 {
         let start = self.start_step as u64;
         if step <= start || step >= self.end_step as u64 {
             return 0;
@@ -51,7 +51,7 @@ impl EmitterGpu {
 
 impl EmitState {
     /// The state at the start of step `step` (0 for a new run, the checkpoint's on a resume).
-    pub fn at(emitters: &[EmitterGpu], step: u64) -> Self {
+    pub(crate) fn at(emitters: &[EmitterGpu], step: u64) -> Self {
         assert!(emitters.len() <= MAX_EMITTERS, "at most {MAX_EMITTERS} emitters");
         let mut s = Self {
             step: step.min(u32::MAX as u64) as u32,
@@ -78,7 +78,7 @@ pub struct Emitters {
 }
 
 impl Emitters {
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.emitters.is_empty()
     }
 
@@ -92,7 +92,7 @@ impl Emitters {
 /// one unused record where there are no emitters, so its bindings always have a buffer), and
 /// what a deterministic step ranks the free slots by id with: a flag per id, its exclusive scan
 /// and the scan's levels (with emitters only; 16-byte placeholders otherwise).
-pub struct EmitBuffers {
+pub(crate) struct EmitBuffers {
     pub emitters: wgpu::Buffer,
     pub state: wgpu::Buffer,
     pub free_flag: wgpu::Buffer,
@@ -102,7 +102,7 @@ pub struct EmitBuffers {
 
 impl EmitBuffers {
     /// For `n` slots.
-    pub fn new(device: &wgpu::Device, scan: &ScanPass, e: &Emitters, step: u64, n: u32) -> Result<Self, KernelError> {
+    pub(crate) fn new(device: &wgpu::Device, scan: &ScanPass, e: &Emitters, step: u64, n: u32) -> Result<Self, KernelError> {
         let none = wgpu::BufferUsages::empty();
         let records = if e.is_empty() { vec![EmitterGpu::default()] } else { e.emitters.clone() };
         let ids = if e.is_empty() { 0 } else { n as u64 };
@@ -122,26 +122,26 @@ impl EmitBuffers {
 crate::passes! {
     /// The emit passes of a simulation with emitters: emit.plan (how many free slots each
     /// emitter fills this step) and emit.write (the new particles).
-    pub struct EmitPasses {
+    pub(crate) struct EmitPasses {
         plan: Pass,
         write: Pass<Walk>,
     }
 }
 
 impl EmitPasses {
-    pub fn new(device: &wgpu::Device, cfg: KernelConfig) -> Result<Self, KernelError> {
+    pub(crate) fn new(device: &wgpu::Device, cfg: KernelConfig) -> Result<Self, KernelError> {
         Ok(Self { plan: Pass::new(device, &shader::EMIT_PLAN, cfg, &[])?, write: Pass::new(device, &shader::EMIT, cfg, &[])? })
     }
 }
 
 /// The emitters' points on the GPU, for a simulation with emitters.
-pub struct EmitPoints {
+pub(crate) struct EmitPoints {
     pub buffer: wgpu::Buffer,
     pub n: u32,
 }
 
 impl EmitPoints {
-    pub fn new(device: &wgpu::Device, e: &Emitters) -> Self {
+    pub(crate) fn new(device: &wgpu::Device, e: &Emitters) -> Self {
         Self {
             buffer: shader::storage_init(device, "emit.points", bytemuck::cast_slice(&e.points), wgpu::BufferUsages::empty()),
             n: e.points.len() as u32,

@@ -6,7 +6,7 @@ use super::shader::{self, KernelConfig, KernelError, Pass, Walk};
 /// What the pass computes, fixed when the pipelines are built (override constants, so a scene
 /// pays only for the terms it uses).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     /// WCSPH: the Tait pressure, viscosity and gravity.
     Pressure,
     /// WCSPH with no-slip walls: and the laminar friction against wall particles.
@@ -18,7 +18,7 @@ pub enum Mode {
 
 /// The pass in `mode`; with `approach`, the walls' approach viscosity
 /// (`params.wall_approach_viscosity` > 0); `rows` and `lists` as for sph.density.
-pub fn new(
+pub(crate) fn new(
     device: &wgpu::Device,
     cfg: KernelConfig,
     rows: bool,

@@ -5,7 +5,7 @@ use super::shader::{self, KernelConfig, KernelError, Pass, Variant};
 
 /// The pass's variants.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Integrate {
+pub(crate) struct Integrate {
     /// Hold fluid in the emitters' inlet zones at their velocity (a simulation with emitters).
     pub inlets: bool,
     /// Kick the velocity with the acceleration (WCSPH); DFSPH's velocity is final: positions
@@ -25,6 +25,6 @@ impl Variant for Integrate {
     }
 }
 
-pub fn new(device: &wgpu::Device, cfg: KernelConfig) -> Result<Pass<Integrate>, KernelError> {
+pub(crate) fn new(device: &wgpu::Device, cfg: KernelConfig) -> Result<Pass<Integrate>, KernelError> {
     Pass::new(device, &shader::INTEGRATE, cfg, &[])
 }

@@ -20,14 +20,7 @@ pub enum CellOrder {
     Morton,
 }
 
-impl CellOrder {
-    pub fn name(self) -> &'static str {
-        match self {
-            CellOrder::Linear => "linear",
-            CellOrder::Morton => "Morton",
-        }
-    }
-}
+impl CellOrder {}
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct GridLayout {
@@ -95,7 +88,7 @@ impl GridLayout {
 
     /// The only place a cell coordinate becomes an index: clamps into the grid, then looks up the
     /// order. Mirrors `cell_index` in `shaders/common.wgsl`.
-    pub fn cell_index(&self, c: IVec3) -> u32 {
+    pub(crate) fn cell_index(&self, c: IVec3) -> u32 {
         let max = self.dims.as_ivec3() - IVec3::ONE;
         let c = c.clamp(IVec3::ZERO, max).as_uvec3();
         let (gx, gy) = (self.dims.x, self.dims.y);
@@ -103,7 +96,7 @@ impl GridLayout {
     }
 
     /// Search range in cells for support radius `h`: `r = ceil(h / cell_size)`.
-    pub fn search_range(&self, h: f32) -> u32 {
+    pub(crate) fn search_range(&self, h: f32) -> u32 {
         (h / self.cell_size).ceil().max(1.0) as u32
     }
 }

@@ -2,27 +2,27 @@
 //! the buffers, and [`Sim`], which records the passes of a step into the caller's encoder and
 //! never waits on the GPU inside a step.
 
-pub mod buffers;
-pub mod count;
-pub mod density;
-pub mod dfsph;
+pub(crate) mod buffers;
+pub(crate) mod count;
+pub(crate) mod density;
+pub(crate) mod dfsph;
 pub mod emit;
-pub mod force;
+pub(crate) mod force;
 pub mod instruments;
-pub mod integrate;
+pub(crate) mod integrate;
 pub mod layout;
 pub mod params;
-pub mod profiler;
-pub mod readback;
-pub mod reorder;
-pub mod scan;
-pub mod scatter;
+pub(crate) mod profiler;
+pub(crate) mod readback;
+pub(crate) mod reorder;
+pub(crate) mod scan;
+pub(crate) mod scatter;
 pub mod shader;
-pub mod sort_cells;
-pub mod state;
-pub mod time_step;
-pub mod wall_pressure;
-pub mod walls;
+pub(crate) mod sort_cells;
+pub(crate) mod state;
+pub(crate) mod time_step;
+pub(crate) mod wall_pressure;
+pub(crate) mod walls;
 
 use crate::gpu::Gpu;
 use buffers::{CellBuffers, ParticleSet};
@@ -59,7 +59,7 @@ pub struct SimOptions {
 
 impl SimOptions {
     /// What every per-particle kernel is compiled with under these options.
-    pub fn kernel_config(&self) -> shader::KernelConfig {
+    pub(crate) fn kernel_config(&self) -> shader::KernelConfig {
         shader::KernelConfig { wg_size: self.workgroup_size, checks: self.shader_checks }
     }
 }
@@ -109,12 +109,12 @@ pub enum SimError {
 
 impl SimError {
     /// The scene is too large for the device (as opposed to a device that cannot run the passes).
-    pub fn is_too_large(&self) -> bool {
+    pub(crate) fn is_too_large(&self) -> bool {
         matches!(self, SimError::TooManyParticles { .. } | SimError::GridTooLarge(_) | SimError::OutOfMemory(_))
     }
 
     /// The error with the scene it concerns: "does not fit this device" for a scene too large.
-    pub fn for_scene(self, scene: &str) -> anyhow::Error {
+    pub(crate) fn for_scene(self, scene: &str) -> anyhow::Error {
         let what = if self.is_too_large() { "the scene does not fit this device" } else { "the simulation cannot run on this device" };
         anyhow::Error::new(self).context(format!("{scene}: {what}"))
     }
@@ -335,7 +335,7 @@ pub struct Sim {
 impl Sim {
     /// Whether `n` particles fit the device's per-buffer limits — from the count alone, so a
     /// scene can be refused before its state is built on the host.
-    pub fn check_fits(gpu: &Gpu, n: u64) -> Result<(), SimError> {
+    pub(crate) fn check_fits(gpu: &Gpu, n: u64) -> Result<(), SimError> {
         let max_binding = gpu.max_binding_bytes();
         let vec4_bytes = n * 16;
         if vec4_bytes > max_binding || n > u32::MAX as u64 {
@@ -354,7 +354,7 @@ impl Sim {
     /// of position, velocity and id, the acceleration, three grid arrays and the wall marks;
     /// with `dfsph` the solver's five per-particle arrays; the neighbour lists where they fit a
     /// binding of `max_binding` bytes), without the per-cell arrays.
-    pub fn device_bytes(n: u64, dfsph: bool, max_binding: u64) -> u64 {
+    pub(crate) fn device_bytes(n: u64, dfsph: bool, max_binding: u64) -> u64 {
         let lists = if neighbour_lists(n, max_binding) { 4 * NEIGHBOUR_LIST_MAX as u64 + 4 } else { 0 };
         n * (2 * (16 + 16 + 4) + 16 + 4 * 4 + if dfsph { 5 * 4 } else { 0 } + lists)
     }
@@ -464,7 +464,7 @@ impl Sim {
     }
     /// Whether the step keeps neighbour lists ([`neighbour_lists`]): the passes after the first
     /// neighbour walk of a step read them instead of walking the grid again.
-    pub fn has_neighbour_lists(&self) -> bool {
+    pub(crate) fn has_neighbour_lists(&self) -> bool {
         self.fixed.lists
     }
     pub fn steps(&self) -> u64 {
@@ -475,19 +475,19 @@ impl Sim {
     }
     /// Fluid particles at the start (emitters and open faces change the number of particles
     /// in the run; the diagnostics count them).
-    pub fn n_fluid(&self) -> u32 {
+    pub(crate) fn n_fluid(&self) -> u32 {
         self.params.n_fluid
     }
     /// Boundary particles.
-    pub fn n_boundary(&self) -> u32 {
+    pub(crate) fn n_boundary(&self) -> u32 {
         self.n_boundary
     }
     /// Slots for fluid: the fluid at the start and the free slots (room for the emitters).
-    pub fn fluid_slots(&self) -> u32 {
+    pub(crate) fn fluid_slots(&self) -> u32 {
         self.params.n_particles - self.n_boundary
     }
     /// Whether fluid can enter or leave (emitters, open faces): the panel then shows the count.
-    pub fn has_flow(&self) -> bool {
+    pub(crate) fn has_flow(&self) -> bool {
         self.fixed.emit.is_some() || self.params.open_faces != 0
     }
     /// Whether the step solves for the pressure (DFSPH) rather than taking it from the Tait
@@ -507,13 +507,13 @@ impl Sim {
     }
     /// What the next step reads besides the particles, for a checkpoint: the last dt, the last
     /// pressure solve's error, the clock and (DFSPH) the solves' totals by id.
-    pub fn step_state(&self, d: &Diagnostics) -> Result<StepState, readback::ReadError> {
+    pub(crate) fn step_state(&self, d: &Diagnostics) -> Result<StepState, readback::ReadError> {
         Ok(StepState { last_dt: d.dt, solver_error: d.solver_error, clock: [d.time, d.time_lo], warm: self.read_dfsph_totals()? })
     }
 
     /// Continues from a checkpoint's step state: the next step sees the last dt, solver error,
     /// clock and warm start the checkpointed run's next step saw (call before the first step).
-    pub fn restore_step_state(&self, s: &StepState) -> Result<(), SimError> {
+    pub(crate) fn restore_step_state(&self, s: &StepState) -> Result<(), SimError> {
         let diag = |field: usize, v: &[f32]| self.queue.write_buffer(&self.fixed.diag, field as u64, bytemuck::cast_slice(v));
         diag(std::mem::offset_of!(Diagnostics, dt), &[s.last_dt, s.clock[0], s.clock[1]]);
         diag(std::mem::offset_of!(Diagnostics, solver_error), &[s.solver_error]);
@@ -534,10 +534,6 @@ impl Sim {
         Ok(())
     }
 
-    /// Whether the simulation has emitters (the emit passes run every step).
-    pub fn has_emitters(&self) -> bool {
-        self.fixed.emit.is_some()
-    }
     /// The buffer set holding the current state (for rendering straight from the GPU).
     pub fn current(&self) -> &ParticleSet {
         &self.fixed.sets[self.cur]
@@ -547,7 +543,7 @@ impl Sim {
         self.cells.scan.depth()
     }
     /// Whether the next step reorders.
-    pub fn reorders_next(&self) -> bool {
+    pub(crate) fn reorders_next(&self) -> bool {
         let n = self.options.reorder_interval;
         n > 0 && self.steps.is_multiple_of(n as u64)
     }
@@ -599,12 +595,12 @@ impl Sim {
     }
 
     /// Turns per-pass GPU timestamps on, with room for `steps` steps between reads.
-    pub fn enable_profiling(&mut self, steps: u32) {
+    pub(crate) fn enable_profiling(&mut self, steps: u32) {
         self.profiler = Some(Profiler::new(&self.device, &self.queue, steps * profiler::MAX_PASSES_PER_STEP));
     }
 
     /// Resolves the timestamps recorded so far into `encoder` (before it is submitted).
-    pub fn resolve_profile(&self, encoder: &mut wgpu::CommandEncoder) {
+    pub(crate) fn resolve_profile(&self, encoder: &mut wgpu::CommandEncoder) {
         if let Some(p) = &self.profiler {
             p.resolve(encoder);
         }
@@ -612,29 +608,29 @@ impl Sim {
 
     /// Reads the resolved timestamps back (blocking: bench and tools only); None without
     /// profiling.
-    pub fn read_profile(&mut self) -> Result<Option<Profile>, readback::ReadError> {
+    pub(crate) fn read_profile(&mut self) -> Result<Option<Profile>, readback::ReadError> {
         let (device, queue) = (self.device.clone(), self.queue.clone());
         self.profiler.as_mut().map(|p| p.read(&device, &queue)).transpose()
     }
 
-    /// Whether per-pass timestamps are being written.
-    pub fn is_profiling(&self) -> bool {
-        self.profiler.is_some()
-    }
-
     /// Bytes a [`Sim::record_profile_copy`] may copy at most (0 without profiling).
-    pub fn profile_bytes(&self) -> u64 {
+    pub(crate) fn profile_bytes(&self) -> u64 {
         self.profiler.as_ref().map_or(0, |p| p.capacity_bytes())
     }
 
     /// Resolves the timestamps of the steps recorded since the last copy or reset into `dst`
     /// at `offset`; the batch turns the ticks read back later into a profile.
-    pub fn record_profile_copy(&mut self, encoder: &mut wgpu::CommandEncoder, dst: &wgpu::Buffer, offset: u64) -> Option<ProfileBatch> {
+    pub(crate) fn record_profile_copy(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        dst: &wgpu::Buffer,
+        offset: u64,
+    ) -> Option<ProfileBatch> {
         self.profiler.as_mut()?.resolve_into(encoder, dst, offset)
     }
 
     /// Forgets the timestamps of the steps recorded since the last copy (frames not read back).
-    pub fn reset_profile(&mut self) {
+    pub(crate) fn reset_profile(&mut self) {
         if let Some(p) = &mut self.profiler {
             p.reset();
         }
@@ -643,7 +639,7 @@ impl Sim {
     /// Records one step into `encoder`: grid build, reorder (on its steps), density, force,
     /// integrate, with its measurements in the diagnostics (fastest particle, mean compression).
     /// Waits on nothing.
-    pub fn record_step(&mut self, encoder: &mut wgpu::CommandEncoder) {
+    pub(crate) fn record_step(&mut self, encoder: &mut wgpu::CommandEncoder) {
         self.record_step_with(encoder, true);
     }
 
@@ -733,19 +729,24 @@ impl Sim {
     }
 
     /// Copies the diagnostics words into `dst` at `offset` (for an asynchronous readback).
-    pub fn record_diagnostics_copy(&self, encoder: &mut wgpu::CommandEncoder, dst: &wgpu::Buffer, offset: u64) {
+    pub(crate) fn record_diagnostics_copy(&self, encoder: &mut wgpu::CommandEncoder, dst: &wgpu::Buffer, offset: u64) {
         encoder.copy_buffer_to_buffer(&self.fixed.diag, 0, dst, offset, std::mem::size_of::<Diagnostics>() as u64);
     }
 
     /// The layout of a copy of the current state ([`Sim::record_particle_copy`]).
-    pub fn particle_copy(&self) -> readback::ParticleCopy {
+    pub(crate) fn particle_copy(&self) -> readback::ParticleCopy {
         readback::ParticleCopy { n: self.params.n_particles, solver: self.fixed.dfsph.is_some() }
     }
 
     /// Records the copy of the current state into `dst` at `offset`, laid out as
     /// [`Sim::particle_copy`] says (particles, diagnostics, DFSPH's solve totals): what the
     /// app's recorder, `rillet run` and the instruments read particles with.
-    pub fn record_particle_copy(&self, encoder: &mut wgpu::CommandEncoder, dst: &wgpu::Buffer, offset: u64) -> readback::ParticleCopy {
+    pub(crate) fn record_particle_copy(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        dst: &wgpu::Buffer,
+        offset: u64,
+    ) -> readback::ParticleCopy {
         let copy = self.particle_copy();
         let set = &self.fixed.sets[self.cur];
         let n = copy.n as u64;

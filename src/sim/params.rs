@@ -11,7 +11,7 @@ impl SimParams {
     /// uniform block instead of computing them per invocation: a value that comes from the
     /// uniform block is an operand of the instruction that uses it, while one the shader
     /// computes is held in a register for the whole loop.
-    pub fn derive(&mut self) {
+    pub(crate) fn derive(&mut self) {
         self.inv_h = 1.0 / self.h;
         self.h2 = self.h * self.h;
         self.inv_rest_density = 1.0 / self.rest_density;
@@ -22,7 +22,7 @@ impl SimParams {
 
 pub use crate::physics::{SOLVER_DFSPH, SOLVER_WCSPH};
 /// Byte offset of `SimParams::dt` (sim.time_step copies the chosen dt there).
-pub const DT_OFFSET: u64 = std::mem::offset_of!(SimParams, dt) as u64;
+pub(crate) const DT_OFFSET: u64 = std::mem::offset_of!(SimParams, dt) as u64;
 
 /// Diagnostic words the GPU writes (`diag` buffer), defined once in [`crate::wgsl::shared`]: the
 /// shaders index `diag` with the word constants generated from it (`DIAG_DT`, …).
@@ -35,11 +35,8 @@ impl Diagnostics {
     }
 }
 
-/// Number of [`Diagnostics`] words (the WGSL `diag` arrays' length).
-pub const DIAG_WORDS: usize = std::mem::size_of::<Diagnostics>() / 4;
-
 /// The bit of `SimParams::open_faces` for the face of `axis` (0 = x, 1 = y, 2 = z) on its `max`
 /// side or its min side: min faces are bits 0–2, max faces bits 3–5.
-pub const fn open_face_bit(axis: usize, max: bool) -> u32 {
+pub(crate) const fn open_face_bit(axis: usize, max: bool) -> u32 {
     1 << (axis + if max { 3 } else { 0 })
 }

@@ -5,10 +5,10 @@ use std::collections::BTreeMap;
 
 /// Compute passes one step records at most: every pass of [`PASSES`] once, grid.scatter twice
 /// when the step is deterministic, and grid.scan twice when it also has emitters.
-pub const MAX_PASSES_PER_STEP: u32 = PASSES.len() as u32 + 2;
+pub(crate) const MAX_PASSES_PER_STEP: u32 = PASSES.len() as u32 + 2;
 
 /// Pass labels in step order ([`super::shader::STEP`]); the profile reports them in this order.
-pub const PASSES: [&str; super::shader::STEP.len()] = {
+pub(crate) const PASSES: [&str; super::shader::STEP.len()] = {
     let mut out = [""; super::shader::STEP.len()];
     let mut i = 0;
     while i < out.len() {
@@ -18,7 +18,7 @@ pub const PASSES: [&str; super::shader::STEP.len()] = {
     out
 };
 
-pub struct Profiler {
+pub(crate) struct Profiler {
     queries: wgpu::QuerySet,
     resolve: wgpu::Buffer,
     capacity: u32,
@@ -49,14 +49,14 @@ impl Profile {
     pub fn per_step_ms(&self, label: &str) -> Option<f64> {
         self.pass_ns.get(label).map(|ns| ns / self.steps.max(1) as f64 * 1e-6)
     }
-    pub fn step_ms(&self) -> f64 {
+    pub(crate) fn step_ms(&self) -> f64 {
         self.step_ns / self.steps.max(1) as f64 * 1e-6
     }
 }
 
 impl Profiler {
     /// Room for `pairs` timed passes (2 queries each) between reads.
-    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue, pairs: u32) -> Self {
+    pub(crate) fn new(device: &wgpu::Device, queue: &wgpu::Queue, pairs: u32) -> Self {
         let capacity = (pairs * 2).min(wgpu::QUERY_SET_MAX_QUERIES);
         let queries = device.create_query_set(&wgpu::QuerySetDescriptor {
             label: Some("sim.timestamps"),
@@ -83,7 +83,7 @@ impl Profiler {
 
     /// Reserves the next pair of queries (begin, end) for a pass labelled `label` of step (or
     /// frame) `step`: its begin index, or None when the set is full.
-    pub fn pair(&mut self, label: &'static str, step: u64) -> Option<u32> {
+    pub(crate) fn pair(&mut self, label: &'static str, step: u64) -> Option<u32> {
         if self.used + 2 > self.capacity {
             self.dropped += 1;
             return None;
@@ -96,12 +96,12 @@ impl Profiler {
     }
 
     /// The query set the pairs are written to.
-    pub fn query_set(&self) -> &wgpu::QuerySet {
+    pub(crate) fn query_set(&self) -> &wgpu::QuerySet {
         &self.queries
     }
 
     /// Timestamp writes for the next compute pass, or None when the set is full.
-    pub fn writes(&mut self, label: &'static str, step: u64) -> Option<wgpu::ComputePassTimestampWrites<'_>> {
+    pub(crate) fn writes(&mut self, label: &'static str, step: u64) -> Option<wgpu::ComputePassTimestampWrites<'_>> {
         let i = self.pair(label, step)?;
         Some(wgpu::ComputePassTimestampWrites {
             query_set: &self.queries,
@@ -111,14 +111,14 @@ impl Profiler {
     }
 
     /// Resolves the recorded queries; call once after the profiled steps, before submitting.
-    pub fn resolve(&self, encoder: &mut wgpu::CommandEncoder) {
+    pub(crate) fn resolve(&self, encoder: &mut wgpu::CommandEncoder) {
         if self.used > 0 {
             encoder.resolve_query_set(&self.queries, 0..self.used, &self.resolve, 0);
         }
     }
 
     /// Reads the resolved timestamps back (blocking) and starts over.
-    pub fn read(&mut self, device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Profile, super::readback::ReadError> {
+    pub(crate) fn read(&mut self, device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Profile, super::readback::ReadError> {
         let mut profile = Profile { dropped: std::mem::take(&mut self.dropped), ..Default::default() };
         if self.used == 0 {
             return Ok(profile);
@@ -153,7 +153,7 @@ fn summarize(profile: &mut Profile, labels: &[&'static str], steps: &[u64], tick
 /// The passes whose timestamps one [`Profiler::resolve_into`] copied out: turns the ticks read
 /// back later (asynchronously) into a [`Profile`].
 #[derive(Clone, Debug)]
-pub struct ProfileBatch {
+pub(crate) struct ProfileBatch {
     labels: Vec<&'static str>,
     steps: Vec<u64>,
     period_ns: f32,
@@ -162,12 +162,12 @@ pub struct ProfileBatch {
 
 impl ProfileBatch {
     /// Bytes of resolved timestamps the batch copied.
-    pub fn bytes(&self) -> u64 {
+    pub(crate) fn bytes(&self) -> u64 {
         self.labels.len() as u64 * 16
     }
 
     /// The profile of the batch from its ticks (`bytes()` bytes read back).
-    pub fn profile(&self, ticks: &[u64]) -> Profile {
+    pub(crate) fn profile(&self, ticks: &[u64]) -> Profile {
         let mut profile = Profile { dropped: self.dropped, ..Default::default() };
         if ticks.len() >= self.labels.len() * 2 {
             summarize(&mut profile, &self.labels, &self.steps, ticks, self.period_ns);
@@ -179,14 +179,14 @@ impl ProfileBatch {
 /// Non-blocking use (the app's frame loop): resolve into a buffer the caller maps later.
 impl Profiler {
     /// Bytes a [`Profiler::resolve_into`] may copy at most.
-    pub fn capacity_bytes(&self) -> u64 {
+    pub(crate) fn capacity_bytes(&self) -> u64 {
         self.capacity as u64 * 8
     }
 
     /// Resolves the timestamps recorded since the last reset, copies them into `dst` at
     /// `offset` (a `COPY_DST` buffer of at least [`Profiler::capacity_bytes`] from `offset`)
     /// and starts over. None when nothing was recorded.
-    pub fn resolve_into(&mut self, encoder: &mut wgpu::CommandEncoder, dst: &wgpu::Buffer, offset: u64) -> Option<ProfileBatch> {
+    pub(crate) fn resolve_into(&mut self, encoder: &mut wgpu::CommandEncoder, dst: &wgpu::Buffer, offset: u64) -> Option<ProfileBatch> {
         if self.used == 0 {
             self.dropped = 0;
             return None;
@@ -204,7 +204,7 @@ impl Profiler {
     }
 
     /// Forgets the timestamps recorded since the last read (a frame that is not read back).
-    pub fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         self.used = 0;
         self.labels.clear();
         self.steps.clear();
@@ -215,7 +215,7 @@ impl Profiler {
 /// The GPU times of a frame's passes (the app's render passes, `rillet render`'s), read back
 /// without waiting: a [`Profiler`] with a pair per label, resolved every timed frame into a ring
 /// of staging buffers (a frame whose buffer is not free goes untimed).
-pub struct FrameTimer {
+pub(crate) struct FrameTimer {
     profiler: Profiler,
     readback: super::readback::Readback<(u64, ProfileBatch)>,
     labels: &'static [&'static str],
@@ -223,39 +223,39 @@ pub struct FrameTimer {
 
 impl FrameTimer {
     /// A pair of queries per label; pass k of a frame writes `2k` and `2k + 1`.
-    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue, label: &str, labels: &'static [&'static str]) -> Self {
+    pub(crate) fn new(device: &wgpu::Device, queue: &wgpu::Queue, label: &str, labels: &'static [&'static str]) -> Self {
         let profiler = Profiler::new(device, queue, labels.len() as u32);
         let readback = super::readback::Readback::new(device, label, profiler.capacity_bytes(), 3);
         Self { profiler, readback, labels }
     }
 
     /// Starts timing frame `frame`: its passes write the pairs from index 0 of [`Self::query_set`].
-    pub fn start(&mut self, frame: u64) {
+    pub(crate) fn start(&mut self, frame: u64) {
         self.profiler.reset();
         for label in self.labels {
             self.profiler.pair(label, frame);
         }
     }
 
-    pub fn query_set(&self) -> &wgpu::QuerySet {
+    pub(crate) fn query_set(&self) -> &wgpu::QuerySet {
         self.profiler.query_set()
     }
 
     /// After the frame's passes: resolves the times and copies them out, when a staging buffer
     /// is free.
-    pub fn record_copy(&mut self, encoder: &mut wgpu::CommandEncoder, frame: u64) {
+    pub(crate) fn record_copy(&mut self, encoder: &mut wgpu::CommandEncoder, frame: u64) {
         let profiler = &mut self.profiler;
         self.readback.record_with(|dst| profiler.resolve_into(encoder, dst, 0).map(|batch| (frame, batch)));
         self.profiler.reset();
     }
 
-    pub fn submitted(&mut self) {
+    pub(crate) fn submitted(&mut self) {
         self.readback.submitted();
     }
 
     /// The milliseconds of every label, in order, of each frame whose times have arrived (after
     /// a device poll), oldest first.
-    pub fn take_ready(&mut self) -> Vec<(u64, Vec<f64>)> {
+    pub(crate) fn take_ready(&mut self) -> Vec<(u64, Vec<f64>)> {
         let labels = self.labels;
         self.readback
             .take_ready()

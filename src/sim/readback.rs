@@ -28,15 +28,14 @@ struct Slot<T> {
 
 /// A ring of `MAP_READ` staging buffers of one size, each carrying a tag `T` that says what
 /// was copied into it (e.g. the frame number).
-pub struct Readback<T> {
+pub(crate) struct Readback<T> {
     slots: Vec<Slot<T>>,
-    size: u64,
     next_seq: u64,
 }
 
 impl<T> Readback<T> {
     /// `slots` buffers of `size` bytes each, labelled `label.0`, `label.1`, …
-    pub fn new(device: &wgpu::Device, label: &str, size: u64, slots: usize) -> Self {
+    pub(crate) fn new(device: &wgpu::Device, label: &str, size: u64, slots: usize) -> Self {
         let size = size.max(4).div_ceil(4) * 4;
         let slots = (0..slots.max(1))
             .map(|i| Slot {
@@ -50,18 +49,13 @@ impl<T> Readback<T> {
                 seq: 0,
             })
             .collect();
-        Self { slots, size, next_seq: 0 }
-    }
-
-    /// Bytes per staging buffer.
-    pub fn size(&self) -> u64 {
-        self.size
+        Self { slots, next_seq: 0 }
     }
 
     /// Reserves a free buffer for a copy tagged `tag` and returns it; the caller records the
     /// copy into the frame's encoder and calls [`Readback::submitted`] after the submit.
     /// None when every buffer is still in flight (the caller skips this readback).
-    pub fn reserve(&mut self, tag: T) -> Option<&wgpu::Buffer> {
+    pub(crate) fn reserve(&mut self, tag: T) -> Option<&wgpu::Buffer> {
         let seq = self.next_seq;
         let slot = self.slots.iter_mut().find(|s| matches!(s.state, State::Free))?;
         self.next_seq += 1;
@@ -73,7 +67,7 @@ impl<T> Readback<T> {
     /// Like [`Readback::reserve`] when the tag comes out of recording the copy: `record` gets
     /// a free buffer and returns the tag, or None when it recorded nothing. False when no
     /// buffer was free or nothing was recorded.
-    pub fn record_with(&mut self, record: impl FnOnce(&wgpu::Buffer) -> Option<T>) -> bool {
+    pub(crate) fn record_with(&mut self, record: impl FnOnce(&wgpu::Buffer) -> Option<T>) -> bool {
         let seq = self.next_seq;
         let Some(slot) = self.slots.iter_mut().find(|s| matches!(s.state, State::Free)) else { return false };
         match record(&slot.buffer) {
@@ -88,7 +82,7 @@ impl<T> Readback<T> {
     }
 
     /// Asks for the mapping of every buffer whose copy was just submitted.
-    pub fn submitted(&mut self) {
+    pub(crate) fn submitted(&mut self) {
         for slot in &mut self.slots {
             if let State::Recorded(_) = slot.state {
                 let State::Recorded(tag) = std::mem::replace(&mut slot.state, State::Free) else { unreachable!() };
@@ -103,13 +97,13 @@ impl<T> Readback<T> {
     }
 
     /// Copies in flight (recorded or mapping).
-    pub fn in_flight(&self) -> usize {
+    pub(crate) fn in_flight(&self) -> usize {
         self.slots.iter().filter(|s| !matches!(s.state, State::Free)).count()
     }
 
     /// Takes every completed readback, oldest first, without waiting. Call after
     /// `device.poll(wgpu::PollType::Poll)` (which runs the map callbacks).
-    pub fn take_ready(&mut self) -> Vec<(T, Vec<u8>)> {
+    pub(crate) fn take_ready(&mut self) -> Vec<(T, Vec<u8>)> {
         let mut ready = Vec::new();
         for slot in &mut self.slots {
             let status = match &slot.state {
@@ -141,13 +135,13 @@ impl<T> Readback<T> {
 }
 
 /// Reads the [`Diagnostics`] words out of a completed readback.
-pub fn diagnostics_from(bytes: &[u8]) -> Diagnostics {
+pub(crate) fn diagnostics_from(bytes: &[u8]) -> Diagnostics {
     let n = std::mem::size_of::<Diagnostics>();
     bytemuck::pod_read_unaligned(&bytes[..n])
 }
 
 /// Reads resolved timestamps out of a completed readback.
-pub fn ticks_from(bytes: &[u8]) -> Vec<u64> {
+pub(crate) fn ticks_from(bytes: &[u8]) -> Vec<u64> {
     bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect()
 }
 
@@ -170,7 +164,7 @@ pub enum ReadError {
 /// totals by particle id (`warm_pressure`, `warm_divergence`, 4 B a particle each), from which
 /// [`ParticleCopy::decode`] makes the pressure the step applied.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ParticleCopy {
+pub(crate) struct ParticleCopy {
     /// Slots copied.
     pub n: u32,
     /// DFSPH's solve totals follow the diagnostics.
@@ -184,27 +178,27 @@ impl ParticleCopy {
         self.n as u64
     }
     /// Byte offsets of `vel_rho`, `id`, the diagnostics and the solve totals.
-    pub fn vel_rho_at(&self) -> u64 {
+    pub(crate) fn vel_rho_at(&self) -> u64 {
         self.n64() * 16
     }
-    pub fn id_at(&self) -> u64 {
+    pub(crate) fn id_at(&self) -> u64 {
         self.n64() * 32
     }
-    pub fn diagnostics_at(&self) -> u64 {
+    pub(crate) fn diagnostics_at(&self) -> u64 {
         self.n64() * 36
     }
-    pub fn solver_at(&self) -> u64 {
+    pub(crate) fn solver_at(&self) -> u64 {
         self.diagnostics_at() + Self::DIAGNOSTICS
     }
 
     /// Bytes of the copy.
-    pub fn bytes(&self) -> u64 {
+    pub(crate) fn bytes(&self) -> u64 {
         self.solver_at() + if self.solver { self.n64() * 8 } else { 0 }
     }
 
     /// The particles (with DFSPH's pressure, made with the copied step's dt) and the
     /// diagnostics of a completed copy.
-    pub fn decode(&self, bytes: &[u8]) -> Result<(super::Particles, Diagnostics), ReadError> {
+    pub(crate) fn decode(&self, bytes: &[u8]) -> Result<(super::Particles, Diagnostics), ReadError> {
         if (bytes.len() as u64) < self.bytes() {
             return Err(ReadError::Short { got: bytes.len(), expected: self.bytes() as usize });
         }

@@ -10,15 +10,15 @@ use super::shader::{self, KernelError};
 use crate::wgsl::Binding;
 use wgpu::util::DeviceExt;
 
-pub const WG_SIZE: u32 = 256;
+pub(crate) const WG_SIZE: u32 = 256;
 /// Elements per workgroup block (4 per invocation).
-pub const BLOCK: u32 = 4 * WG_SIZE;
+pub(crate) const BLOCK: u32 = 4 * WG_SIZE;
 
 /// One level's uniform block, defined once with its WGSL (`scan_params`).
 use crate::wgsl::shared::ScanParams;
 
 #[derive(Clone)]
-pub struct ScanPass {
+pub(crate) struct ScanPass {
     layout: wgpu::BindGroupLayout,
     /// What `reduce` and `down` use, by name.
     bindings: Vec<Binding>,
@@ -32,14 +32,14 @@ struct Level {
 }
 
 /// The per-level buffers and bind groups for one grid size.
-pub struct ScanLevels {
+pub(crate) struct ScanLevels {
     levels: Vec<Level>,
     /// Block sums and scanned offsets of the levels above 0, kept alive for the bind groups.
     _buffers: Vec<wgpu::Buffer>,
 }
 
 impl ScanLevels {
-    pub fn depth(&self) -> usize {
+    pub(crate) fn depth(&self) -> usize {
         self.levels.len()
     }
 }
@@ -52,7 +52,7 @@ impl shader::Bindable for ScanPass {
 }
 
 impl ScanPass {
-    pub fn new(device: &wgpu::Device, checks: bool) -> Result<Self, KernelError> {
+    pub(crate) fn new(device: &wgpu::Device, checks: bool) -> Result<Self, KernelError> {
         let src = shader::SCAN;
         let text = src.compose()?;
         let bindings = crate::wgsl::bindings(src.label, &text, &["reduce", "down"])?;
@@ -65,7 +65,13 @@ impl ScanPass {
     }
 
     /// Levels for scanning `n` counts into `out` (n + 1 entries, the last one the total).
-    pub fn levels(&self, device: &wgpu::Device, counts: &wgpu::Buffer, out: &wgpu::Buffer, n: u32) -> Result<ScanLevels, KernelError> {
+    pub(crate) fn levels(
+        &self,
+        device: &wgpu::Device,
+        counts: &wgpu::Buffer,
+        out: &wgpu::Buffer,
+        n: u32,
+    ) -> Result<ScanLevels, KernelError> {
         let mut levels = Vec::new();
         let mut buffers = Vec::new();
         let zero = shader::storage(device, "grid.scan.zero", 16);
@@ -100,7 +106,7 @@ impl ScanPass {
         Ok(ScanLevels { levels, _buffers: buffers })
     }
 
-    pub fn record(&self, pass: &mut wgpu::ComputePass<'_>, levels: &ScanLevels, max_dim: u32) {
+    pub(crate) fn record(&self, pass: &mut wgpu::ComputePass<'_>, levels: &ScanLevels, max_dim: u32) {
         let top = levels.levels.len() - 1;
         pass.set_pipeline(&self.reduce);
         for level in &levels.levels[..top] {

@@ -23,34 +23,34 @@ impl ShaderSource {
 }
 
 pub const COUNT: ShaderSource = ShaderSource { label: "grid.count", file: "count" };
-pub const SCAN: ShaderSource = ShaderSource { label: "grid.scan", file: "scan" };
-pub const SCATTER: ShaderSource = ShaderSource { label: "grid.scatter", file: "scatter" };
-pub const SORT_CELLS: ShaderSource = ShaderSource { label: "grid.sort_cells", file: "sort_cells" };
-pub const RANK_FREE: ShaderSource = ShaderSource { label: "grid.rank_free", file: "rank_free" };
-pub const REORDER: ShaderSource = ShaderSource { label: "reorder", file: "reorder" };
+pub(crate) const SCAN: ShaderSource = ShaderSource { label: "grid.scan", file: "scan" };
+pub(crate) const SCATTER: ShaderSource = ShaderSource { label: "grid.scatter", file: "scatter" };
+pub(crate) const SORT_CELLS: ShaderSource = ShaderSource { label: "grid.sort_cells", file: "sort_cells" };
+pub(crate) const RANK_FREE: ShaderSource = ShaderSource { label: "grid.rank_free", file: "rank_free" };
+pub(crate) const REORDER: ShaderSource = ShaderSource { label: "reorder", file: "reorder" };
 pub const DENSITY: ShaderSource = ShaderSource { label: "sph.density", file: "density" };
-pub const WALL_PRESSURE: ShaderSource = ShaderSource { label: "sph.wall_pressure", file: "wall_pressure" };
-pub const FORCE: ShaderSource = ShaderSource { label: "sph.force", file: "force" };
+pub(crate) const WALL_PRESSURE: ShaderSource = ShaderSource { label: "sph.wall_pressure", file: "wall_pressure" };
+pub(crate) const FORCE: ShaderSource = ShaderSource { label: "sph.force", file: "force" };
 pub const INTEGRATE: ShaderSource = ShaderSource { label: "sph.integrate", file: "integrate" };
 pub const EMIT_PLAN: ShaderSource = ShaderSource { label: "emit.plan", file: "emit_plan" };
 pub const EMIT: ShaderSource = ShaderSource { label: "emit.write", file: "emit" };
-pub const DFSPH_FACTOR: ShaderSource = ShaderSource { label: "dfsph.factor", file: "dfsph_factor" };
-pub const DFSPH_DIVERGENCE: ShaderSource = ShaderSource { label: "dfsph.divergence", file: "dfsph_source" };
-pub const DFSPH_PRESSURE: ShaderSource = ShaderSource { label: "dfsph.pressure", file: "dfsph_source" };
-pub const DFSPH_STORE: ShaderSource = ShaderSource { label: "dfsph.store", file: "dfsph_store" };
-pub const DFSPH_UPDATE: ShaderSource = ShaderSource { label: "dfsph.update", file: "dfsph_update" };
+pub(crate) const DFSPH_FACTOR: ShaderSource = ShaderSource { label: "dfsph.factor", file: "dfsph_factor" };
+pub(crate) const DFSPH_DIVERGENCE: ShaderSource = ShaderSource { label: "dfsph.divergence", file: "dfsph_source" };
+pub(crate) const DFSPH_PRESSURE: ShaderSource = ShaderSource { label: "dfsph.pressure", file: "dfsph_source" };
+pub(crate) const DFSPH_STORE: ShaderSource = ShaderSource { label: "dfsph.store", file: "dfsph_store" };
+pub(crate) const DFSPH_UPDATE: ShaderSource = ShaderSource { label: "dfsph.update", file: "dfsph_update" };
 pub const DFSPH_CONTROL: ShaderSource = ShaderSource { label: "dfsph.control", file: "dfsph_control" };
-pub const PREDICT: ShaderSource = ShaderSource { label: "dfsph.predict", file: "predict" };
+pub(crate) const PREDICT: ShaderSource = ShaderSource { label: "dfsph.predict", file: "predict" };
 pub const TIME_STEP: ShaderSource = ShaderSource { label: "sim.time_step", file: "time_step" };
-pub const NEIGHBOUR_PROBE: ShaderSource = ShaderSource { label: "test.neighbour_probe", file: "neighbour_probe" };
-pub const ALL_PAIRS: ShaderSource = ShaderSource { label: "baseline.all_pairs", file: "all_pairs" };
-pub const COPY: ShaderSource = ShaderSource { label: "baseline.copy", file: "copy" };
+pub(crate) const NEIGHBOUR_PROBE: ShaderSource = ShaderSource { label: "test.neighbour_probe", file: "neighbour_probe" };
+pub(crate) const ALL_PAIRS: ShaderSource = ShaderSource { label: "baseline.all_pairs", file: "all_pairs" };
+pub(crate) const COPY: ShaderSource = ShaderSource { label: "baseline.copy", file: "copy" };
 
 /// The passes of a step, in the order a step records them: their labels name the timestamps,
 /// the panel's rows and the benchmark's columns.
 /// A WCSPH step records density, wall pressure, force; a DFSPH step factor, the divergence
 /// solve, force (viscosity and gravity), predict and the pressure solve.
-pub const STEP: [ShaderSource; 17] = [
+pub(crate) const STEP: [ShaderSource; 17] = [
     COUNT,
     SCAN,
     SCATTER,
@@ -115,7 +115,7 @@ pub enum KernelError {
 /// Compiles a pass's shader. With `checks` off, the module is created without wgpu's runtime
 /// bounds checks (each array access clamped or guarded otherwise), which costs the neighbour
 /// loops about a tenth of their time.
-pub fn module(device: &wgpu::Device, label: &str, text: &str, checks: bool) -> wgpu::ShaderModule {
+pub(crate) fn module(device: &wgpu::Device, label: &str, text: &str, checks: bool) -> wgpu::ShaderModule {
     let desc = wgpu::ShaderModuleDescriptor { label: Some(label), source: wgpu::ShaderSource::Wgsl(text.into()) };
     if checks {
         device.create_shader_module(desc)
@@ -136,7 +136,7 @@ pub fn module(device: &wgpu::Device, label: &str, text: &str, checks: bool) -> w
 }
 
 /// The bind-group layout of reflected bindings (compute stage).
-pub fn layout(device: &wgpu::Device, label: &str, bindings: &[Binding]) -> wgpu::BindGroupLayout {
+pub(crate) fn layout(device: &wgpu::Device, label: &str, bindings: &[Binding]) -> wgpu::BindGroupLayout {
     let entries: Vec<_> = bindings
         .iter()
         .map(|b| wgpu::BindGroupLayoutEntry {
@@ -160,7 +160,7 @@ pub fn layout(device: &wgpu::Device, label: &str, bindings: &[Binding]) -> wgpu:
 /// Matches buffers named by WGSL variable name to the reflected bindings: every binding gets
 /// exactly one buffer, and a name the shader does not bind is an error. Returns the binding
 /// number of each buffer, in the order given.
-pub fn match_names(label: &str, bindings: &[Binding], names: &[&str]) -> Result<Vec<u32>, KernelError> {
+pub(crate) fn match_names(label: &str, bindings: &[Binding], names: &[&str]) -> Result<Vec<u32>, KernelError> {
     let mut numbers = Vec::with_capacity(names.len());
     for (i, name) in names.iter().enumerate() {
         if names[..i].contains(name) {
@@ -180,7 +180,7 @@ pub fn match_names(label: &str, bindings: &[Binding], names: &[&str]) -> Result<
 }
 
 /// A bind group naming its buffers by WGSL variable name (see [`match_names`]).
-pub fn bind(
+pub(crate) fn bind(
     device: &wgpu::Device,
     label: &str,
     layout: &wgpu::BindGroupLayout,
@@ -197,7 +197,7 @@ pub fn bind(
     Ok(device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(label), layout, entries: &entries }))
 }
 
-pub fn pipeline(
+pub(crate) fn pipeline(
     device: &wgpu::Device,
     label: &str,
     layout: &wgpu::BindGroupLayout,
@@ -222,7 +222,7 @@ pub fn pipeline(
 
 /// Workgroup counts for `groups` workgroups: a 1D dispatch while it fits the per-dimension
 /// limit, otherwise a 2D grid (`linear_id` in common.wgsl undoes it; extra groups exit early).
-pub fn grid_2d(groups: u32, max_per_dim: u32) -> (u32, u32) {
+pub(crate) fn grid_2d(groups: u32, max_per_dim: u32) -> (u32, u32) {
     if groups <= max_per_dim {
         (groups.max(1), 1)
     } else {
@@ -231,12 +231,12 @@ pub fn grid_2d(groups: u32, max_per_dim: u32) -> (u32, u32) {
     }
 }
 
-pub fn dispatch(pass: &mut wgpu::ComputePass<'_>, groups: u32, max_per_dim: u32) {
+pub(crate) fn dispatch(pass: &mut wgpu::ComputePass<'_>, groups: u32, max_per_dim: u32) {
     let (x, y) = grid_2d(groups, max_per_dim);
     pass.dispatch_workgroups(x, y, 1);
 }
 
-pub fn storage_init(device: &wgpu::Device, label: &str, contents: &[u8], extra: wgpu::BufferUsages) -> wgpu::Buffer {
+pub(crate) fn storage_init(device: &wgpu::Device, label: &str, contents: &[u8], extra: wgpu::BufferUsages) -> wgpu::Buffer {
     device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
         label: Some(label),
         contents,
@@ -249,7 +249,7 @@ pub fn storage(device: &wgpu::Device, label: &str, size: u64) -> wgpu::Buffer {
 }
 
 /// A storage buffer (copyable both ways) with `extra` usages, unmapped.
-pub fn storage_with(device: &wgpu::Device, label: &str, size: u64, extra: wgpu::BufferUsages) -> wgpu::Buffer {
+pub(crate) fn storage_with(device: &wgpu::Device, label: &str, size: u64, extra: wgpu::BufferUsages) -> wgpu::Buffer {
     device.create_buffer(&wgpu::BufferDescriptor {
         label: Some(label),
         size: size.max(16),
@@ -371,7 +371,12 @@ impl Kernel {
     /// A bind group that looks every binding up in `table` by its WGSL name, or by the table's
     /// name `aliases` gives it (WGSL name, table name); a binding the table lacks, or an alias
     /// of a name the shader does not bind, is an error.
-    pub fn bind_named(&self, device: &wgpu::Device, table: &Named, aliases: &[(&str, &str)]) -> Result<wgpu::BindGroup, KernelError> {
+    pub(crate) fn bind_named(
+        &self,
+        device: &wgpu::Device,
+        table: &Named,
+        aliases: &[(&str, &str)],
+    ) -> Result<wgpu::BindGroup, KernelError> {
         if let Some((name, _)) = aliases.iter().find(|(a, _)| !self.bindings.iter().any(|b| b.name == *a)) {
             return Err(KernelError::UnknownName {
                 label: self.label.to_owned(),
@@ -389,22 +394,17 @@ impl Kernel {
     }
 
     /// One invocation per item, `n` items, with pipeline variant `variant`.
-    pub fn record(&self, pass: &mut wgpu::ComputePass<'_>, bg: &wgpu::BindGroup, n: u32, variant: usize, max_dim: u32) {
+    pub(crate) fn record(&self, pass: &mut wgpu::ComputePass<'_>, bg: &wgpu::BindGroup, n: u32, variant: usize, max_dim: u32) {
         pass.set_pipeline(&self.variants[variant]);
         pass.set_bind_group(0, bg, &[]);
         dispatch(pass, n.div_ceil(self.wg_size), max_dim);
     }
 
     /// As [`Self::record`], with the workgroup counts read from `args` (words 0–2) on the GPU.
-    pub fn record_indirect(&self, pass: &mut wgpu::ComputePass<'_>, bg: &wgpu::BindGroup, variant: usize, args: &wgpu::Buffer) {
+    pub(crate) fn record_indirect(&self, pass: &mut wgpu::ComputePass<'_>, bg: &wgpu::BindGroup, variant: usize, args: &wgpu::Buffer) {
         pass.set_pipeline(&self.variants[variant]);
         pass.set_bind_group(0, bg, &[]);
         pass.dispatch_workgroups_indirect(args, 0);
-    }
-
-    /// Workgroup size of the pass.
-    pub fn wg_size(&self) -> u32 {
-        self.wg_size
     }
 }
 
@@ -435,7 +435,7 @@ impl Variant for Single {
 /// How a pass built on the shared neighbour loop (`shaders/neighbours.wgsl`) reads the grid:
 /// `USE_SORTED` in the shader.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Walk {
+pub(crate) enum Walk {
     /// The step reordered: a cell's range is its particles' slots.
     Direct,
     /// It did not: a cell's range indexes `sorted`.
@@ -444,7 +444,7 @@ pub enum Walk {
 
 impl Walk {
     /// The walk over a grid built on the current set, after a reorder or not.
-    pub fn after(reordered: bool) -> Self {
+    pub(crate) fn after(reordered: bool) -> Self {
         if reordered { Walk::Direct } else { Walk::ThroughSorted }
     }
     fn through_sorted(self) -> f64 {
@@ -460,7 +460,7 @@ impl Variant for Walk {
 }
 
 /// A flag as an override constant.
-pub fn flag(on: bool) -> f64 {
+pub(crate) fn flag(on: bool) -> f64 {
     if on { 1.0 } else { 0.0 }
 }
 
@@ -479,14 +479,14 @@ impl Named {
         self
     }
 
-    pub fn get(&self, name: &str) -> Option<&wgpu::Buffer> {
+    pub(crate) fn get(&self, name: &str) -> Option<&wgpu::Buffer> {
         self.entries.iter().find(|(n, _)| *n == name).map(|(_, b)| b)
     }
 }
 
 /// Something that binds its bind groups from the simulation's tables (one per current set):
 /// a [`Pass`], a group of them ([`passes!`](crate::passes)), or an optional one.
-pub trait Bindable {
+pub(crate) trait Bindable {
     fn bind(&mut self, device: &wgpu::Device, sets: &[Named; 2]) -> Result<(), KernelError>;
 }
 
@@ -522,13 +522,8 @@ impl<V: Variant> Pass<V> {
         self
     }
 
-    pub fn label(&self) -> &'static str {
+    pub(crate) fn label(&self) -> &'static str {
         self.kernel.label
-    }
-
-    /// The WGSL variable names this pass binds.
-    pub fn binding_names(&self) -> impl Iterator<Item = &str> {
-        self.kernel.binding_names()
     }
 
     /// The pass bound to one table (an instrument beside the step: record it with set 0).
@@ -538,12 +533,12 @@ impl<V: Variant> Pass<V> {
     }
 
     /// One invocation per item, `n` items, on the current set `set`.
-    pub fn record(&self, pass: &mut wgpu::ComputePass<'_>, set: usize, n: u32, variant: V, max_dim: u32) {
+    pub(crate) fn record(&self, pass: &mut wgpu::ComputePass<'_>, set: usize, n: u32, variant: V, max_dim: u32) {
         self.kernel.record(pass, &self.groups[set], n, variant.index(), max_dim);
     }
 
     /// As [`Self::record`], with the workgroup counts read from `args` (words 0–2) on the GPU.
-    pub fn record_indirect(&self, pass: &mut wgpu::ComputePass<'_>, set: usize, variant: V, args: &wgpu::Buffer) {
+    pub(crate) fn record_indirect(&self, pass: &mut wgpu::ComputePass<'_>, set: usize, variant: V, args: &wgpu::Buffer) {
         self.kernel.record_indirect(pass, &self.groups[set], variant.index(), args);
     }
 }

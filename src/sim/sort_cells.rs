@@ -8,7 +8,7 @@ use super::shader::{self, KernelConfig, KernelError, Pass, Single, Variant};
 /// Whether the pass also flags the ids of the free slots for grid.rank_free (a simulation with
 /// emitters).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Ranks {
+pub(crate) enum Ranks {
     Particles,
     WithFree,
 }
@@ -20,11 +20,11 @@ impl Variant for Ranks {
     }
 }
 
-pub fn new(device: &wgpu::Device, cfg: KernelConfig) -> Result<Pass<Ranks>, KernelError> {
+pub(crate) fn new(device: &wgpu::Device, cfg: KernelConfig) -> Result<Pass<Ranks>, KernelError> {
     Pass::new(device, &shader::SORT_CELLS, cfg, &[])
 }
 
 /// grid.rank_free — ranks the free slots by id (`shaders/rank_free.wgsl`).
-pub fn rank_free(device: &wgpu::Device, cfg: KernelConfig) -> Result<Pass<Single>, KernelError> {
+pub(crate) fn rank_free(device: &wgpu::Device, cfg: KernelConfig) -> Result<Pass<Single>, KernelError> {
     Pass::new(device, &shader::RANK_FREE, cfg, &[])
 }

@@ -6,7 +6,7 @@ use super::shader::{self, KernelConfig, KernelError, Pass, Variant};
 
 /// The pass's two dispatches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Part {
+pub(crate) enum Part {
     /// One invocation per slot: the reduction over the particles.
     Reduce,
     /// One invocation: the dt and the clock from the reduction.
@@ -20,9 +20,9 @@ impl Variant for Part {
     }
 }
 
-pub fn new(device: &wgpu::Device, cfg: KernelConfig) -> Result<Pass<Part>, KernelError> {
+pub(crate) fn new(device: &wgpu::Device, cfg: KernelConfig) -> Result<Pass<Part>, KernelError> {
     Pass::new(device, &shader::TIME_STEP, cfg, &[])
 }
 
 /// Bytes of the reduction's scratch words (`reduce` in the shader).
-pub const REDUCE_BYTES: u64 = 32;
+pub(crate) const REDUCE_BYTES: u64 = 32;

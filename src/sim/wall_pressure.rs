@@ -5,6 +5,6 @@ use super::shader::{self, KernelConfig, KernelError, Pass, Walk};
 
 /// With `no_slip` the wall particles also take the fluid's extrapolated velocity (an override
 /// constant: free slip does not pay for it).
-pub fn new(device: &wgpu::Device, cfg: KernelConfig, rows: bool, no_slip: bool) -> Result<Pass<Walk>, KernelError> {
+pub(crate) fn new(device: &wgpu::Device, cfg: KernelConfig, rows: bool, no_slip: bool) -> Result<Pass<Walk>, KernelError> {
     Pass::new(device, &shader::WALL_PRESSURE, cfg, &[("ROWS", shader::flag(rows)), ("NO_SLIP", shader::flag(no_slip))])
 }

@@ -11,7 +11,7 @@ use glam::DVec3;
 /// Calls `f(i, k)` for every point `i` and every point `k` of the 27 cells of side `h` around it
 /// (`i` itself included, in a fixed order): every pair closer than `h` among them. A hash grid,
 /// so O(n) for points at a spacing; the caller tests the distance.
-pub fn for_each_candidate(x: &[DVec3], h: f64, mut f: impl FnMut(usize, usize)) {
+pub(crate) fn for_each_candidate(x: &[DVec3], h: f64, mut f: impl FnMut(usize, usize)) {
     let points: Vec<[f64; 3]> = x.iter().map(|p| p.to_array()).collect();
     let cells = crate::cells::CellGrid::new(&points, h);
     for (i, p) in points.iter().enumerate() {
@@ -31,7 +31,7 @@ pub fn for_each_candidate(x: &[DVec3], h: f64, mut f: impl FnMut(usize, usize)) 
 /// `vec4(n, 0)` for every particle of `pos_mass` (by index = id): the unit normal line of a
 /// boundary particle, zero for fluid, free slots and a boundary particle whose neighbours
 /// balance (deep inside a wall thicker than 2h).
-pub fn wall_normals(pos_mass: &[[f32; 4]], h: f32) -> Vec<[f32; 4]> {
+pub(crate) fn wall_normals(pos_mass: &[[f32; 4]], h: f32) -> Vec<[f32; 4]> {
     let h = h as f64;
     let walls: Vec<usize> = (0..pos_mass.len()).filter(|&i| pos_mass[i][3] < 0.0).collect();
     let x: Vec<DVec3> = walls.iter().map(|&i| DVec3::new(pos_mass[i][0] as f64, pos_mass[i][1] as f64, pos_mass[i][2] as f64)).collect();

@@ -18,7 +18,7 @@ pub enum Case {
 }
 
 impl Case {
-    pub const ALL: [Case; 3] = [Case::Hydrostatic, Case::DamBreak, Case::Conservation];
+    pub(crate) const ALL: [Case; 3] = [Case::Hydrostatic, Case::DamBreak, Case::Conservation];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -37,7 +37,7 @@ impl Case {
     }
 
     /// The runs the case reads, by folder name.
-    pub fn runs(self) -> &'static [&'static str] {
+    pub(crate) fn runs(self) -> &'static [&'static str] {
         match self {
             Case::Hydrostatic => &["hydrostatic"],
             Case::DamBreak => &["dam_break"],
@@ -56,9 +56,7 @@ pub enum Resolution {
 
 /// One scene run of a case.
 #[derive(Clone, Debug)]
-pub struct RunSpec {
-    /// Folder name under the output folder.
-    pub folder: &'static str,
+pub(crate) struct RunSpec {
     /// Scene path relative to the repository root (for messages and run.json).
     pub scene_path: &'static str,
     /// The scene text, embedded so the binary runs anywhere.
@@ -73,12 +71,12 @@ macro_rules! scene {
 }
 
 /// Initial velocities of the two blobs (m/s).
-pub const BLOB_VELOCITIES: [(usize, [f32; 3]); 2] = [(0, [1.0, 0.0, 0.0]), (1, [-0.5, 0.25, 0.0])];
+pub(crate) const BLOB_VELOCITIES: [(usize, [f32; 3]); 2] = [(0, [1.0, 0.0, 0.0]), (1, [-0.5, 0.25, 0.0])];
 
 /// The run of `folder` at `res`.
-pub fn run_spec(folder: &str, res: Resolution) -> RunSpec {
+pub(crate) fn run_spec(folder: &str, res: Resolution) -> RunSpec {
     let ci = res == Resolution::Ci;
-    let (folder, (scene_path, scene_text), steps, every, gauges, velocities): (&'static str, _, u64, u64, Vec<f32>, Vec<_>) = match folder {
+    let (_, (scene_path, scene_text), steps, every, gauges, velocities): (&'static str, _, u64, u64, Vec<f32>, Vec<_>) = match folder {
         "hydrostatic" => {
             let scene = if ci { scene!("hydrostatic_ci.ron") } else { scene!("hydrostatic.ron") };
             ("hydrostatic", scene, if ci { 10_000 } else { 30_000 }, if ci { 100 } else { 250 }, vec![0.25], vec![])
@@ -94,7 +92,7 @@ pub fn run_spec(folder: &str, res: Resolution) -> RunSpec {
         }
         other => panic!("no validation run named {other}"),
     };
-    RunSpec { folder, scene_path, scene_text, config: RunConfig { every, gauges, velocities, ..RunConfig::new(steps) } }
+    RunSpec { scene_path, scene_text, config: RunConfig { every, gauges, velocities, ..RunConfig::new(steps) } }
 }
 
 /// One bound checked.
@@ -128,7 +126,7 @@ impl CaseReport {
 }
 
 /// Evaluates `case` from its runs; writes `<case>.png` into `out`.
-pub fn evaluate(case: Case, runs: &BTreeMap<String, RunResult>, out: &Path) -> anyhow::Result<CaseReport> {
+pub(crate) fn evaluate(case: Case, runs: &BTreeMap<String, RunResult>, out: &Path) -> anyhow::Result<CaseReport> {
     let get = |name: &str| runs.get(name).ok_or_else(|| anyhow::anyhow!("{}: run `{name}` is missing", case.name()));
     match case {
         Case::Hydrostatic => hydrostatic(get("hydrostatic")?, out),
@@ -138,7 +136,7 @@ pub fn evaluate(case: Case, runs: &BTreeMap<String, RunResult>, out: &Path) -> a
 }
 
 /// The line every case section starts with: what ran, where.
-pub fn run_line(r: &RunResult) -> String {
+pub(crate) fn run_line(r: &RunResult) -> String {
     let m = &r.meta;
     format!(
         "`{}`: {} fluid + {} boundary particles, spacing {} m (h = {} m), dt = {} s, speed of sound c = {:.2} m/s (B = {:.4e} Pa), α = {}, {} steps ({:.4} s simulated), probes every {} steps; {} on {}, {:.1} s wall ({:.2} ms/step), rillet {}.",
@@ -178,11 +176,11 @@ fn g_of(r: &RunResult) -> f64 {
 // ----- hydrostatic column -----
 
 /// Bounds of the hydrostatic case.
-pub const HYDRO_DENSITY_BOUND: f64 = 0.01;
-pub const HYDRO_PRESSURE_BOUND: f64 = 0.02;
+pub(crate) const HYDRO_DENSITY_BOUND: f64 = 0.01;
+pub(crate) const HYDRO_PRESSURE_BOUND: f64 = 0.02;
 /// Mean kinetic energy of the last tenth of the run, as a fraction of the largest seen.
-pub const HYDRO_KE_BOUND: f64 = 0.1;
-pub const HYDRO_MIN_STEPS: u64 = 10_000;
+pub(crate) const HYDRO_KE_BOUND: f64 = 0.1;
+pub(crate) const HYDRO_MIN_STEPS: u64 = 10_000;
 
 fn hydrostatic(r: &RunResult, out: &Path) -> anyhow::Result<CaseReport> {
     let m = &r.meta;
@@ -288,14 +286,14 @@ fn hydrostatic(r: &RunResult, out: &Path) -> anyhow::Result<CaseReport> {
 // ----- dam break -----
 
 /// Times (Martin & Moyce's T) where CI checks the front, and the band around the experiment.
-pub const DAM_CHECK_TIMES: [f64; 3] = [1.0, 2.0, 3.0];
-pub const DAM_BAND: f64 = 0.15;
+pub(crate) const DAM_CHECK_TIMES: [f64; 3] = [1.0, 2.0, 3.0];
+pub(crate) const DAM_BAND: f64 = 0.15;
 
 /// Points (x, y) of a curve.
-pub type Series = Vec<(f64, f64)>;
+pub(crate) type Series = Vec<(f64, f64)>;
 
 /// (T, Z) of a run, (τ, H/(n²a)) of its first gauge, the column width a and n².
-pub fn dam_series(r: &RunResult) -> (Series, Series, f64, f64) {
+pub(crate) fn dam_series(r: &RunResult) -> (Series, Series, f64, f64) {
     let m = &r.meta;
     let g = g_of(r);
     let b = m.fluid_blocks[0];
@@ -388,13 +386,13 @@ fn dam_break(r: &RunResult, out: &Path) -> anyhow::Result<CaseReport> {
 // ----- conservation -----
 
 /// Largest drift of the total momentum, relative to its initial magnitude.
-pub const MOMENTUM_BOUND: f64 = 1e-5;
+pub(crate) const MOMENTUM_BOUND: f64 = 1e-5;
 /// Largest rise of the kinetic + potential energy above its running minimum, relative to the
 /// initial potential energy, may reach the scale of the elastic energy the weakly compressible
 /// fluid stores and gives back: a column of height H compressed by its own weight holds
 /// E_el/E_pot ≈ g·H/(3c²), and the collapse starts from an uncompressed state, so its acoustic
 /// transients exchange up to about g·H/c² (0.5 % for `Pressure::Auto`, c² = 200·g·H).
-pub fn energy_bound(r: &RunResult) -> f64 {
+pub(crate) fn energy_bound(r: &RunResult) -> f64 {
     let g = g_of(r);
     let top = r.meta.fluid_blocks.iter().map(|b| b.1[1]).fold(f32::MIN, f32::max);
     let height = (top - r.meta.domain_min[1]) as f64;
@@ -403,7 +401,7 @@ pub fn energy_bound(r: &RunResult) -> f64 {
 }
 
 /// Largest rise of a series above its running minimum.
-pub fn largest_rise(series: impl IntoIterator<Item = f64>) -> f64 {
+pub(crate) fn largest_rise(series: impl IntoIterator<Item = f64>) -> f64 {
     let mut min = f64::INFINITY;
     let mut rise = 0.0f64;
     for e in series {

@@ -4,8 +4,8 @@
 //! `docs/VALIDATION.md` shows the results.
 
 pub mod cases;
-pub mod plot;
-pub mod reference;
+pub(crate) mod plot;
+pub(crate) mod reference;
 
 use crate::gpu::Gpu;
 use crate::headless::{self, RunResult};
@@ -107,10 +107,10 @@ pub fn run(args: ValidateArgs) -> anyhow::Result<()> {
 }
 
 /// The SPHERIC Test 2 measured heights shipped in the repository: (t, H2, H4).
-pub const SPHERIC_MEASURED: &str = include_str!("../../docs/validation/spheric_test2_measured.csv");
+pub(crate) const SPHERIC_MEASURED: &str = include_str!("../../docs/validation/spheric_test2_measured.csv");
 
 /// Parses [`SPHERIC_MEASURED`].
-pub fn spheric_measured() -> Vec<(f64, f64, f64)> {
+pub(crate) fn spheric_measured() -> Vec<(f64, f64, f64)> {
     SPHERIC_MEASURED
         .lines()
         .filter(|l| !l.starts_with('#') && !l.starts_with("t_s"))
@@ -123,7 +123,7 @@ pub fn spheric_measured() -> Vec<(f64, f64, f64)> {
 
 /// Gauges H2 (x = 2.228 m) and H4 (x = 0.582 m) of a run of the SPHERIC scene against the
 /// measurement; the run's point gauges must include them.
-pub fn spheric_figure(run_dir: &Path, out: &Path) -> anyhow::Result<PathBuf> {
+pub(crate) fn spheric_figure(run_dir: &Path, out: &Path) -> anyhow::Result<PathBuf> {
     let r = headless::read_run(run_dir)?;
     let find = |x: f32| {
         r.meta

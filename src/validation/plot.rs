@@ -37,7 +37,7 @@ fn figure(path: &Path, panels: usize, draw: impl FnOnce(Vec<Area<'_>>) -> anyhow
 }
 
 /// Writes an RGB8 buffer as PNG.
-pub fn write_png(path: &Path, rgb: &[u8], width: u32, height: u32) -> anyhow::Result<()> {
+pub(crate) fn write_png(path: &Path, rgb: &[u8], width: u32, height: u32) -> anyhow::Result<()> {
     let file = std::fs::File::create(path).with_context(|| format!("cannot write {}", path.display()))?;
     let mut enc = png::Encoder::new(std::io::BufWriter::new(file), width, height);
     enc.set_color(png::ColorType::Rgb);
@@ -80,7 +80,7 @@ fn line_legend(c: RGBColor) -> impl Fn((i32, i32)) -> PathElement<(i32, i32)> {
 }
 
 /// Pressure profile (sim vs hydrostatic), max interior density error and kinetic energy over time.
-pub fn hydrostatic(path: &Path, r: &RunResult, surface: f64, profile: &[(f64, f64, f64, bool)]) -> anyhow::Result<()> {
+pub(crate) fn hydrostatic(path: &Path, r: &RunResult, surface: f64, profile: &[(f64, f64, f64, bool)]) -> anyhow::Result<()> {
     figure(path, 3, |areas| {
         let p_max = profile.iter().map(|p| p.1.max(p.2)).fold(0.0, f64::max) * 1.05;
         let mut c = ChartBuilder::on(&areas[0])
@@ -147,7 +147,7 @@ pub fn hydrostatic(path: &Path, r: &RunResult, surface: f64, profile: &[(f64, f6
 }
 
 /// Surge front Z(T) against Ritter and Martin & Moyce; residual height H(τ) at the back wall.
-pub fn dam_break(path: &Path, front: &[(f64, f64)], height: &[(f64, f64)]) -> anyhow::Result<()> {
+pub(crate) fn dam_break(path: &Path, front: &[(f64, f64)], height: &[(f64, f64)]) -> anyhow::Result<()> {
     figure(path, 2, |areas| {
         let t_max = front.last().map(|p| p.0).unwrap_or(1.0).max(MARTIN_MOYCE_FIG3[14].0);
         let z_max = front.iter().map(|p| p.1).fold(MARTIN_MOYCE_FIG3[14].1, f64::max) * 1.05;
@@ -198,7 +198,7 @@ pub fn dam_break(path: &Path, front: &[(f64, f64)], height: &[(f64, f64)]) -> an
 }
 
 /// Momentum drift of the blobs; energy of the dam break relative to its initial potential energy.
-pub fn conservation(path: &Path, drift: &[(f64, [f64; 3])], energy: &[(f64, f64, f64)]) -> anyhow::Result<()> {
+pub(crate) fn conservation(path: &Path, drift: &[(f64, [f64; 3])], energy: &[(f64, f64, f64)]) -> anyhow::Result<()> {
     figure(path, 2, |areas| {
         let t_max = drift.last().map(|p| p.0).unwrap_or(1.0).max(1e-9);
         let m = drift.iter().flat_map(|p| p.1).map(f64::abs).fold(1e-9, f64::max) * 1.1;
@@ -254,7 +254,7 @@ pub fn conservation(path: &Path, drift: &[(f64, [f64; 3])], energy: &[(f64, f64,
 }
 
 /// SPHERIC Test 2: water heights H2 and H4 over time, ours against the measurement.
-pub fn spheric(path: &Path, ours: &[(f64, f64, f64)], measured: &[(f64, f64, f64)], label: &str) -> anyhow::Result<()> {
+pub(crate) fn spheric(path: &Path, ours: &[(f64, f64, f64)], measured: &[(f64, f64, f64)], label: &str) -> anyhow::Result<()> {
     figure(path, 2, |areas| {
         let t_max = ours.last().map_or(1.5, |p| p.0);
         for (k, (name, x)) in [("H2", 2.228), ("H4", 0.582)].into_iter().enumerate() {

@@ -2,13 +2,13 @@
 
 /// Martin & Moyce (1952) variables for a column of width `a` and height `n²·a`:
 /// `T = n·t·sqrt(g/a)` and `Z = front / a` (front measured from the back wall).
-pub fn mm_time(t: f64, a: f64, n2: f64, g: f64) -> f64 {
+pub(crate) fn mm_time(t: f64, a: f64, n2: f64, g: f64) -> f64 {
     n2.sqrt() * t * (g / a).sqrt()
 }
 
 /// Ritter's (1892) dry-bed dam-break solution of the shallow-water equations: the front runs at
 /// `2·sqrt(g·H)` from the start. In Martin & Moyce's variables, `Z = 1 + 2T` whatever `n`.
-pub fn ritter_z(t_mm: f64) -> f64 {
+pub(crate) fn ritter_z(t_mm: f64) -> f64 {
     1.0 + 2.0 * t_mm
 }
 
@@ -17,7 +17,7 @@ pub fn ritter_z(t_mm: f64) -> f64 {
 /// doi:10.1098/rsta.1952.0006; surge front of the n² = 2 column, a = 2¼ in, from the paper's
 /// tables (Tables 2 and 6) as transcribed in Ocellaris (TormodLandet/Ocellaris,
 /// scripts/plot_dam_break.py, commit e338249f): pairs (T, Z).
-pub const MARTIN_MOYCE_TABLE: [(f64, f64); 15] = [
+pub(crate) const MARTIN_MOYCE_TABLE: [(f64, f64); 15] = [
     (0.41, 1.11),
     (0.84, 1.22),
     (1.19, 1.44),
@@ -38,7 +38,7 @@ pub const MARTIN_MOYCE_TABLE: [(f64, f64); 15] = [
 /// Martin & Moyce (1952), Fig. 3, surge front of the n² = 2 column, a = 2¼ in, digitised from
 /// the figure in PySPH (pypr/pysph, pysph/examples/db_exp_data.py, `mm_data_2`, commit
 /// 483e4449): pairs (T, Z), reaching further than the tables.
-pub const MARTIN_MOYCE_FIG3: [(f64, f64); 15] = [
+pub(crate) const MARTIN_MOYCE_FIG3: [(f64, f64); 15] = [
     (0.832, 1.217),
     (1.219, 1.474),
     (1.997, 2.292),
@@ -59,7 +59,7 @@ pub const MARTIN_MOYCE_FIG3: [(f64, f64); 15] = [
 /// Martin & Moyce (1952), same source and transcription as [`MARTIN_MOYCE_TABLE`]: residual
 /// height of the n² = 2 column at the back wall, pairs (τ, H) with τ = t·sqrt(g/a) and
 /// H = height / (n²·a).
-pub const MARTIN_MOYCE_HEIGHT: [(f64, f64); 17] = [
+pub(crate) const MARTIN_MOYCE_HEIGHT: [(f64, f64); 17] = [
     (0.56, 0.94),
     (0.77, 0.89),
     (0.93, 0.83),
@@ -79,25 +79,23 @@ pub const MARTIN_MOYCE_HEIGHT: [(f64, f64); 17] = [
     (7.40, 0.06),
 ];
 
-/// Martin & Moyce's column width for these data: 2¼ in.
-pub const MARTIN_MOYCE_A: f64 = 0.05715;
-
-/// Both experimental series merged and sorted by T (for interpolation).
-pub fn martin_moyce_merged() -> Vec<(f64, f64)> {
+/// Both experimental series merged and sorted by T (the tests interpolate in it).
+#[cfg(test)]
+pub(crate) fn martin_moyce_merged() -> Vec<(f64, f64)> {
     let mut v: Vec<(f64, f64)> = MARTIN_MOYCE_TABLE.iter().chain(MARTIN_MOYCE_FIG3.iter()).copied().collect();
     v.sort_by(|a, b| a.0.total_cmp(&b.0));
     v
 }
 
 /// Linear interpolation in a series sorted by x; `None` outside its range.
-pub fn interpolate(series: &[(f64, f64)], x: f64) -> Option<f64> {
+pub(crate) fn interpolate(series: &[(f64, f64)], x: f64) -> Option<f64> {
     let i = series.windows(2).position(|w| w[0].0 <= x && x <= w[1].0)?;
     let ((x0, y0), (x1, y1)) = (series[i], series[i + 1]);
     Some(if x1 > x0 { y0 + (y1 - y0) * (x - x0) / (x1 - x0) } else { y0 })
 }
 
 /// Hydrostatic pressure `ρ0·g·(H − y)` (0 above the surface).
-pub fn hydrostatic_pressure(rho0: f64, g: f64, surface: f64, y: f64) -> f64 {
+pub(crate) fn hydrostatic_pressure(rho0: f64, g: f64, surface: f64, y: f64) -> f64 {
     (rho0 * g * (surface - y)).max(0.0)
 }
 

@@ -313,7 +313,7 @@ wgsl_struct! {
     /// One level of grid.scan (`sp` in `shaders/scan.wgsl`).
     #[repr(C)]
     #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-    pub struct ScanParams {
+    pub(crate) struct ScanParams {
         /// Elements read from `src` (beyond: zeros).
         pub n_in: u32,
         /// Elements written to `dst` (level 0: cells + 1, so `dst[cells]` is the total).
@@ -345,7 +345,7 @@ fn diagnostics_module() -> String {
 }
 
 /// The generated modules of shared structs: the name a shader imports, and its text.
-pub const MODULES: &[(&str, super::Generated)] = &[
+pub(crate) const MODULES: &[(&str, super::Generated)] = &[
     ("sim_params", one::<SimParams>),
     ("frame_uniforms", one::<FrameUniforms>),
     ("surface_uniforms", one::<SurfaceUniforms>),

@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 
 type Series<'a> = (&'a str, egui::Color32, &'a dyn Fn(&DiagSample) -> f64);
 
-pub fn show(ui: &mut egui::Ui, history: &VecDeque<DiagSample>) {
+pub(crate) fn show(ui: &mut egui::Ui, history: &VecDeque<DiagSample>) {
     if history.is_empty() {
         ui.weak("no samples yet (one every 60 frames)");
         return;

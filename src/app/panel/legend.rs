@@ -3,7 +3,7 @@
 use crate::render::{ColorMode, ViewSettings};
 
 /// Draws the gradient of the current colour mode with editable ends; true when changed.
-pub fn show(ui: &mut egui::Ui, view: &mut ViewSettings, defaults: (f32, f32)) -> bool {
+pub(crate) fn show(ui: &mut egui::Ui, view: &mut ViewSettings, defaults: (f32, f32)) -> bool {
     let mode = view.color_mode;
     let map = mode.colormap();
     let width = ui.available_width().max(60.0);

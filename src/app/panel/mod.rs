@@ -6,8 +6,8 @@
 //! scene may hold, and showing a value never changes it: only the user's edits are clamped.
 //! The panel is the app's own part: it reads the app's driver and timer types, nothing above.
 
-pub mod history;
-pub mod legend;
+pub(crate) mod history;
+pub(crate) mod legend;
 
 use crate::app::driver::{DiagSample, ProfileSample};
 use crate::app::render_timer;
@@ -34,7 +34,7 @@ pub struct Controls {
 
 /// One-off requests from the panel or the keyboard.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Action {
+pub(crate) enum Action {
     /// Run one step (while paused).
     Step,
     /// Restart the scene from its initial state.
@@ -53,7 +53,7 @@ pub enum Action {
 
 /// The particle export as the panel shows it.
 #[derive(Clone, Debug)]
-pub struct ExportReadout<'a> {
+pub(crate) struct ExportReadout<'a> {
     pub dir: &'a str,
     pub recording: bool,
     pub every: u64,
@@ -64,13 +64,13 @@ pub struct ExportReadout<'a> {
 
 /// Which side the panel is docked on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Dock {
+pub(crate) enum Dock {
     Left,
     Right,
 }
 
 /// Panel state that lives across frames.
-pub struct PanelState {
+pub(crate) struct PanelState {
     pub dock: Dock,
     pub visible: bool,
 }
@@ -82,7 +82,7 @@ impl Default for PanelState {
 }
 
 /// What the panel shows (read-only).
-pub struct Readout<'a> {
+pub(crate) struct Readout<'a> {
     pub scene_name: &'a str,
     /// The scene file, when there is one (reload and watching work on it).
     pub scene_file: Option<&'a str>,
@@ -124,7 +124,7 @@ pub struct Readout<'a> {
 /// With emitters or open faces: the fluid count as "active / capacity" with what came in and
 /// went out, from the fluid at the start (`n_fluid`), the fluid slots and a diagnostics sample;
 /// and the plain-words warning when the emitters ran out of room.
-pub fn flow_readout(n_fluid: u32, slots: u32, s: &DiagSample) -> (String, Option<String>) {
+pub(crate) fn flow_readout(n_fluid: u32, slots: u32, s: &DiagSample) -> (String, Option<String>) {
     let d = &s.diag;
     let active = n_fluid as i64 + d.emitted as i64 - d.outflow as i64;
     let line = format!("{active} / {slots} fluid ({} in, {} out)", d.emitted, d.outflow);
@@ -138,13 +138,13 @@ pub fn flow_readout(n_fluid: u32, slots: u32, s: &DiagSample) -> (String, Option
 }
 
 /// The solver the simulation runs.
-pub fn running_solver(p: &SimParams) -> Solver {
+pub(crate) fn running_solver(p: &SimParams) -> Solver {
     Solver::of(p.solver)
 }
 
 /// The step's own measurements in a diagnostics sample, as (label, value) rows: the last step's
 /// dt, the fastest particle, the mean compression, and for DFSPH its solves.
-pub fn step_rows(p: &SimParams, s: &DiagSample) -> Vec<(&'static str, String)> {
+pub(crate) fn step_rows(p: &SimParams, s: &DiagSample) -> Vec<(&'static str, String)> {
     let d = &s.diag;
     let mut rows = vec![
         ("dt (last step)", format!("{:.3e} s", d.dt)),
@@ -162,7 +162,7 @@ pub fn step_rows(p: &SimParams, s: &DiagSample) -> Vec<(&'static str, String)> {
 /// The time step in one line, and whether it is a warning: for WCSPH with a fixed dt its CFL
 /// number dt·c/h (a warning above the recommended one); for an adaptive dt its range and the
 /// last step's; for DFSPH with a fixed dt the dt.
-pub fn time_step_line(p: &SimParams, s: Option<&DiagSample>) -> (String, bool) {
+pub(crate) fn time_step_line(p: &SimParams, s: Option<&DiagSample>) -> (String, bool) {
     if p.adaptive != 0 {
         let now = s.map_or_else(|| "…".to_string(), |s| format!("{:.2e} s", s.diag.dt));
         return (format!("dt adaptive in [{:.1e}, {:.1e}] s, now {now}", p.dt_min, p.dt_max), false);
@@ -190,7 +190,13 @@ pub fn overflow_warning(s: &DiagSample) -> Option<String> {
 }
 
 /// The panel (docked side panel, resizable). Returns the actions the user asked for.
-pub fn show(ui: &mut egui::Ui, state: &mut PanelState, controls: &mut Controls, view: &mut ViewSettings, r: &Readout) -> Vec<Action> {
+pub(crate) fn show(
+    ui: &mut egui::Ui,
+    state: &mut PanelState,
+    controls: &mut Controls,
+    view: &mut ViewSettings,
+    r: &Readout,
+) -> Vec<Action> {
     let mut actions = Vec::new();
     if !state.visible {
         return actions;
@@ -281,7 +287,7 @@ fn performance(ui: &mut egui::Ui, r: &Readout) {
 
 /// The rows of "GPU time per step": the passes the step recorded, in step order, with their mean
 /// per step over the last profiled frame (a pass the scene does not use is not listed).
-pub fn pass_rows(profile: &ProfileSample) -> Vec<(&'static str, f64)> {
+pub(crate) fn pass_rows(profile: &ProfileSample) -> Vec<(&'static str, f64)> {
     PASSES.iter().filter_map(|&label| profile.profile.per_step_ms(label).map(|ms| (label, ms))).collect()
 }
 
@@ -569,7 +575,7 @@ fn surface_settings(ui: &mut egui::Ui, s: &mut SurfaceSettings) {
 }
 
 /// Keyboard shortcuts (ignored while a value is being typed into the panel).
-pub fn keys(ctx: &egui::Context, state: &mut PanelState, controls: &mut Controls, view: &mut ViewSettings) -> Vec<Action> {
+pub(crate) fn keys(ctx: &egui::Context, state: &mut PanelState, controls: &mut Controls, view: &mut ViewSettings) -> Vec<Action> {
     let mut actions = Vec::new();
     if ctx.text_edit_focused() {
         return actions;

@@ -4,6 +4,6 @@
 
 use crate::sim::shader::{self, KernelConfig, KernelError, Pass};
 
-pub fn new(device: &wgpu::Device, cfg: KernelConfig) -> Result<Pass, KernelError> {
+pub(crate) fn new(device: &wgpu::Device, cfg: KernelConfig) -> Result<Pass, KernelError> {
     Pass::new(device, &shader::ALL_PAIRS, cfg, &[])
 }

@@ -3,8 +3,8 @@
 //! baseline (extra passes on the current state), and the copy kernel the benchmark measures
 //! bandwidth against. Each of these waits on the GPU; the frame loop uses none of them.
 
-pub mod all_pairs;
-pub mod neighbour_probe;
+pub(crate) mod all_pairs;
+pub(crate) mod neighbour_probe;
 
 use super::buffers::{read_recorded, read_vec};
 use super::layout::CellOrder;
@@ -49,7 +49,7 @@ impl Particles {
     }
 
     /// Particle `slot`'s pressure: the solver's where there is one, else `tait(density)`.
-    pub fn pressure_at(&self, slot: usize, tait: impl Fn(f64) -> f64) -> f64 {
+    pub(crate) fn pressure_at(&self, slot: usize, tait: impl Fn(f64) -> f64) -> f64 {
         match &self.pressure {
             Some(p) => p[slot] as f64,
             None => tait(self.vel_rho[slot][3] as f64),
@@ -75,7 +75,7 @@ pub fn dfsph_pressure(vel_rho: &[[f32; 4]], id: &[u32], warm_pressure: &[f32], w
 
 /// DFSPH's two solve totals by particle id: (κ dt² of the pressure solve, κ dt of the divergence
 /// solve).
-pub type SolveTotals = (Vec<f32>, Vec<f32>);
+pub(crate) type SolveTotals = (Vec<f32>, Vec<f32>);
 
 /// Grid arrays read back to the CPU.
 #[derive(Clone, Debug)]
@@ -90,7 +90,7 @@ pub struct GridSnapshot {
 impl Sim {
     /// The current particles (with DFSPH's pressure) and the diagnostics, in one copy and one
     /// round trip ([`ParticleCopy`](super::readback::ParticleCopy)).
-    pub fn read_state(&self) -> Result<(Particles, Diagnostics), ReadError> {
+    pub(crate) fn read_state(&self) -> Result<(Particles, Diagnostics), ReadError> {
         let copy = self.particle_copy();
         let bytes = read_recorded(&self.device, &self.queue, copy.bytes(), |enc, dst| {
             self.record_particle_copy(enc, dst, 0);
@@ -138,11 +138,6 @@ impl Sim {
     /// The simulation's buffers by WGSL name, for the current set (an instrument adds its own).
     fn named(&self) -> Named {
         named(&self.cells, &self.fixed, self.cur)
-    }
-
-    /// Whether the last step reordered (then `read_grid().sorted` indexes the other set).
-    pub fn last_step_reordered(&self) -> bool {
-        self.last_reordered
     }
 
     /// Runs the neighbour probe (same loop as density/force) on the current grid and state and

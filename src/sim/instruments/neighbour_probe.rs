@@ -4,6 +4,6 @@
 
 use crate::sim::shader::{self, KernelConfig, KernelError, Pass, Walk};
 
-pub fn new(device: &wgpu::Device, cfg: KernelConfig, rows: bool) -> Result<Pass<Walk>, KernelError> {
+pub(crate) fn new(device: &wgpu::Device, cfg: KernelConfig, rows: bool) -> Result<Pass<Walk>, KernelError> {
     Pass::new(device, &shader::NEIGHBOUR_PROBE, cfg, &[("ROWS", shader::flag(rows))])
 }
