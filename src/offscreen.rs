@@ -144,17 +144,9 @@ pub fn run(args: RenderArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Renders `args.frames` frames of `scene` into `args.out`.
-pub(crate) fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -> anyhow::Result<RenderReport> {
-    let (width, height) = args.size;
-    check_size(gpu, args.size, args.view, args.no_images, setup::available_host_memory())?;
-    let state = setup::build_checked(scene, gpu).with_context(|| format!("{label}: the scene does not fit this device"))?;
-    let mut sim = Sim::new(gpu, &state, setup::sim_options(scene)).map_err(|e| e.for_scene(label))?;
-    std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
-    let device = &gpu.device;
-    let mut renderer = Renderer::new(device, FORMAT);
-    let viewport = Viewport { x: 0.0, y: 0.0, width: width as f32, height: height as f32 };
-    let mut settings = ViewSettings::new(sim.params(), viewport.aspect());
+/// The view the command line asks for.
+fn view_settings(args: &RenderArgs, params: &crate::sim::params::SimParams, aspect: f32) -> ViewSettings {
+    let mut settings = ViewSettings::new(params, aspect);
     if let Some(yaw) = args.yaw.filter(|y| y.is_finite()) {
         settings.camera.yaw = yaw.to_radians();
     }
@@ -172,6 +164,64 @@ pub(crate) fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -
     }
     settings.show_box = !args.no_box;
     settings.show_boundary = args.walls;
+    settings
+}
+
+/// The render's health, as `rillet run` and the app watch it: the GPU's counters and the fastest
+/// particle of every frame, copied out with the frame (read without waiting).
+struct FrameHealth {
+    health: crate::health::Health,
+    guards: crate::health::GuardTotals,
+    n_fluid: u64,
+    fixed_dt: Option<f64>,
+    substeps: u32,
+}
+
+impl FrameHealth {
+    /// The finding that stops the render (a blow-up) in the diagnostics copied with `frame`;
+    /// a warning goes to `warned`.
+    fn judge(&mut self, frame: u64, bytes: &[u8], warned: &mut dyn FnMut(&crate::health::Finding)) -> Option<crate::health::Finding> {
+        let step = frame * self.substeps as u64;
+        let d = crate::sim::readback::diagnostics_from(bytes);
+        let time = self.fixed_dt.map_or(d.sim_time(), |dt| step as f64 * dt);
+        let delta = self.guards.update(&d, step);
+        let fluid = (self.n_fluid + d.emitted as u64).saturating_sub(d.outflow as u64);
+        let row = crate::probes::ProbeRow { step, time, max_speed: d.max_speed as f64, dt: d.dt as f64, ..Default::default() };
+        match self.health.check_guards(&delta, fluid, step, time).or_else(|| self.health.check_row(&row)) {
+            Some(f) if f.blow_up => Some(f),
+            Some(f) => {
+                warned(&f);
+                None
+            }
+            None => None,
+        }
+    }
+}
+
+/// Each pass's mean milliseconds a frame over the second half of the frames (the first warm up:
+/// pipelines, caches); none without timestamps.
+fn pass_times(times: &[Vec<f64>], passes: &[&str]) -> Vec<PassTime> {
+    let tail = &times[times.len() / 2..];
+    if tail.is_empty() {
+        return Vec::new();
+    }
+    let mean = |k: usize| tail.iter().map(|t| t[k]).sum::<f64>() / tail.len() as f64;
+    passes.iter().enumerate().map(|(k, p)| PassTime { pass: p.to_string(), ms_per_frame: mean(k) }).collect()
+}
+
+/// Renders `args.frames` frames of `scene` into `args.out`. One function for the frame loop and
+/// what it holds (the target, the staging rings, the PNG writer's thread, the timer), so that
+/// their borrows stay local; its parts are the helpers above.
+pub(crate) fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -> anyhow::Result<RenderReport> {
+    let (width, height) = args.size;
+    check_size(gpu, args.size, args.view, args.no_images, setup::available_host_memory())?;
+    let state = setup::build_checked(scene, gpu).with_context(|| format!("{label}: the scene does not fit this device"))?;
+    let mut sim = Sim::new(gpu, &state, setup::sim_options(scene)).map_err(|e| e.for_scene(label))?;
+    std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
+    let device = &gpu.device;
+    let mut renderer = Renderer::new(device, FORMAT);
+    let viewport = Viewport { x: 0.0, y: 0.0, width: width as f32, height: height as f32 };
+    let settings = view_settings(args, sim.params(), viewport.aspect());
     renderer.set_solids(device, &scene.solid_triangles());
     let target = target_texture(device, "render.offscreen", width, height);
     let view = target.create_view(&wgpu::TextureViewDescriptor::default());
@@ -199,28 +249,16 @@ pub(crate) fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -
     let mut ahead = crate::ahead::OneAhead::new();
     // the run's health, as `rillet run` and the app watch it: the GPU's counters and the fastest
     // particle of every frame, copied out with the frame (read without waiting)
-    let mut health = crate::health::Health::new(sim.params());
-    let mut guards = crate::health::GuardTotals::default();
+    let mut watch = FrameHealth {
+        health: crate::health::Health::new(sim.params()),
+        guards: crate::health::GuardTotals::default(),
+        n_fluid: sim.params().n_fluid as u64,
+        fixed_dt,
+        substeps: args.substeps,
+    };
     let mut blown: Option<crate::health::Finding> = None;
     let mut diagnostics =
         Readback::<u64>::new(device, "render.offscreen.diagnostics", std::mem::size_of::<crate::sim::params::Diagnostics>() as u64, 3);
-    let n_fluid = sim.params().n_fluid as u64;
-    let mut judge = |frame: u64, bytes: &[u8], warned: &mut dyn FnMut(&crate::health::Finding)| -> Option<crate::health::Finding> {
-        let step = frame * args.substeps as u64;
-        let d = crate::sim::readback::diagnostics_from(bytes);
-        let time = fixed_dt.map_or(d.sim_time(), |dt| step as f64 * dt);
-        let delta = guards.update(&d, step);
-        let fluid = (n_fluid + d.emitted as u64).saturating_sub(d.outflow as u64);
-        let row = crate::probes::ProbeRow { step, time, max_speed: d.max_speed as f64, dt: d.dt as f64, ..Default::default() };
-        match health.check_guards(&delta, fluid, step, time).or_else(|| health.check_row(&row)) {
-            Some(f) if f.blow_up => Some(f),
-            Some(f) => {
-                warned(&f);
-                None
-            }
-            None => None,
-        }
-    };
     // hands the frames whose pixels and times have arrived to the writer; false when it stopped
     let take = |pixels: &mut Readback<u64>, timer: &mut Option<FrameTimer>, times: &mut Vec<Vec<f64>>| -> bool {
         if let Some(t) = timer.as_mut() {
@@ -269,7 +307,7 @@ pub(crate) fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -
         frames = frame;
         bar.update(frame, fixed_dt.map_or(f64::NAN, |dt| (frame * args.substeps as u64) as f64 * dt));
         for (done, bytes) in diagnostics.take_ready() {
-            if let Some(f) = judge(done, &bytes, &mut |f| bar.say(&format!("{label}: {f}"))) {
+            if let Some(f) = watch.judge(done, &bytes, &mut |f| bar.say(&format!("{label}: {f}"))) {
                 blown = Some(f);
                 break 'frames;
             }
@@ -281,7 +319,7 @@ pub(crate) fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -
     take(&mut pixels, &mut timer, &mut times);
     if blown.is_none() {
         for (done, bytes) in diagnostics.take_ready() {
-            if let Some(f) = judge(done, &bytes, &mut |f| eprintln!("{label}: {f}")) {
+            if let Some(f) = watch.judge(done, &bytes, &mut |f| eprintln!("{label}: {f}")) {
                 blown = Some(f);
                 break;
             }
@@ -303,14 +341,7 @@ pub(crate) fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -
     if let Some(finding) = blown {
         return Err(crate::health::Stopped::BlowUp { finding, out: args.out.display().to_string(), kept: "frames" }.into());
     }
-    // the first frames warm up (pipelines, caches): the means of the second half
-    let tail = &times[times.len() / 2..];
-    let mean = |k: usize| tail.iter().map(|t: &Vec<f64>| t[k]).sum::<f64>() / tail.len() as f64;
-    let pass_times: Vec<PassTime> = if tail.is_empty() {
-        Vec::new()
-    } else {
-        passes.iter().enumerate().map(|(k, p)| PassTime { pass: p.to_string(), ms_per_frame: mean(k) }).collect()
-    };
+    let pass_times = pass_times(&times, passes);
     let report = RenderReport {
         scene: label.to_string(),
         adapter: gpu.describe(),
