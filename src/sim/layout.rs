@@ -20,8 +20,6 @@ pub enum CellOrder {
     Morton,
 }
 
-impl CellOrder {}
-
 #[derive(Clone, Debug, PartialEq)]
 pub struct GridLayout {
     /// World position of the corner of cell (0, 0, 0).
