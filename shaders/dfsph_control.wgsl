@@ -7,8 +7,9 @@
 //   live one (solve_args[0..3]), counters cleared.
 // - otherwise (after a dfsph.source): the mean and the largest error of the source just
 //   computed; the mean at most the tolerance and the largest at most MAX_ERROR_FACTOR times it
-//   (an impact: a few particles far off while the bulk is fine), or max_iterations updates
-//   done: the solve stops (the iteration count, and for the
+//   (an impact: a few particles far off while the bulk is fine) once at least
+//   MIN_PRESSURE_ITERATIONS / MIN_DIVERGENCE_ITERATIONS updates are done, or max_iterations
+//   updates done: the solve stops (the iteration count, and for the
 //   pressure solve the error reached, go to the diagnostics); else one more update follows.
 //
 // #import common
@@ -46,7 +47,8 @@ fn main() {
     solve_state[1] = 0u;
     solve_state[2] = 0u;
     solve_state[5] = 0u;
-    if (mean <= tolerance && largest <= MAX_ERROR_FACTOR * tolerance) || done >= params.max_iterations {
+    let least = select(MIN_DIVERGENCE_ITERATIONS, MIN_PRESSURE_ITERATIONS, DENSITY);
+    if (mean <= tolerance && largest <= MAX_ERROR_FACTOR * tolerance && done >= least) || done >= params.max_iterations {
         solve_state[4] = 1u;
         solve_args[0] = 0u;
         if DENSITY {

@@ -1,20 +1,24 @@
 // dfsph.source: one half of a DFSPH iteration (docs/PHYSICS.md, "DFSPH"). For every fluid
-// particle the compression the current velocities would cause over the step,
-//   s_i = max(0, [rho_i - rho0]_(DENSITY) + dt sum_j m_j (v_i - v_j) . grad W_ij)
-// (boundary particles at rest), and the pressure-like kappa_i = s_i factor_i / dt^2 that
-// dfsph.update turns into a velocity change. The sum of min(s_i / rho0, 1) and the count of
-// fluid particles go into `solve_state` (a workgroup reduction, then one fixed-point atomic per
-// workgroup), and their largest value, for dfsph.control's convergence test. Dispatched indirectly: dfsph.control sets the
-// dispatch to zero workgroups once the solve has converged.
+// particle the density error the current velocities would leave after the step,
+//   s_i = [rho_i - rho0]_(DENSITY) + dt sum_j m_j (v_i - v_j) . grad W_ij
+// (boundary particles at rest; signed: negative where the particle would end up below rho0),
+// and the change of its pressure-like kappa_i that dfsph.update turns into a velocity change:
+// a projected, relaxed Jacobi iteration, total_i <- max(0, total_i + DFSPH_RELAXATION s_i
+// factor_i / dt^2), the change being kappa_i. The sum of clamp(s_i / rho0, 0, 1) (compression
+// only) and the count of fluid particles go into `solve_state` (a workgroup reduction, then one
+// fixed-point atomic per workgroup), and their largest value, for dfsph.control's convergence
+// test. Dispatched indirectly: dfsph.control sets the dispatch to zero workgroups once the
+// solve has converged.
 //
 // DENSITY true: the pressure solve (density error); false: the divergence solve, where a
 // particle with fewer than DIVERGENCE_MIN_NEIGHBOURS neighbours (a free surface) has s_i = 0.
 //
-// WARM (the solve's warm start, before its iterations): kappa_i is half the total kappa the
-// particle ended the last step's solve with (`warm`, by particle id, stored as kappa dt^2 for the
-// pressure solve and kappa dt for the divergence solve, so a change of dt carries over) where
-// s_i > 0, else 0; no error is summed. Every source sets (WARM) or adds to (otherwise)
-// `kappa_total`, which dfsph.store keeps for the next step.
+// WARM (the solve's warm start, before its iterations): kappa_i is a share (WARM_PRESSURE_SHARE,
+// WARM_DIVERGENCE_SHARE) of the kappa the particle's updates applied in the last step's solve
+// (`warm`, by particle id, stored as kappa dt^2 for the pressure solve and kappa dt for the
+// divergence solve, so a change of dt carries over) where s_i > 0, else 0; no error is summed.
+// The warm source sets `kappa_total`, every other source moves it; dfsph.store keeps it for the
+// next step.
 //
 // #import common
 // #import neighbours
@@ -89,19 +93,22 @@ fn source(t: u32) -> f32 {
         // its few neighbours would give it a large kappa and the surface would jitter
         s = 0.0;
     }
-    s = max(s, 0.0);
     if WARM {
         let scale = select(dt, dt * dt, DENSITY);
-        let share = select(0.5, WARM_PRESSURE_SHARE, DENSITY);
+        let share = select(WARM_DIVERGENCE_SHARE, WARM_PRESSURE_SHARE, DENSITY);
         let k = select(0.0, share * warm[ids[i]] / scale, s > 0.0);
         kappa[i] = k;
         kappa_total[i] = k;
     } else {
-        let k = s * factor[i] / (dt * dt);
-        kappa[i] = k;
-        kappa_total[i] += k;
+        // projected, relaxed Jacobi: the total moves by DFSPH_RELAXATION times the correction of
+        // the particle's own (signed) error and stays >= 0; kappa is the change, which
+        // dfsph.update applies
+        let total = kappa_total[i];
+        let next = max(total + DFSPH_RELAXATION * s * factor[i] / (dt * dt), 0.0);
+        kappa[i] = next - total;
+        kappa_total[i] = next;
     }
-    return min(s / params.rest_density, 1.0);
+    return clamp(s / params.rest_density, 0.0, 1.0);
 }
 
 @compute @workgroup_size(WG_SIZE)

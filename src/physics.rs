@@ -108,12 +108,28 @@ pub(crate) struct AdaptiveDt {
 /// flow keep up with a dt that grows smoothly; a jump from rest to the CFL bound overwhelms it).
 pub(crate) const DT_GROWTH: f64 = 1.1;
 
-/// The share of the last step's total κ a DFSPH pressure solve starts from (its warm start; the
-/// divergence solve starts from half). Below 1 because the iterations only add pressure: a warm
-/// start above what the step needs could not be taken back (the whole of it made the coarse
-/// hydrostatic column stir); well above ½ because the iterations must rebuild the rest every
-/// step, which a deep column's Jacobi iterations do slowly (docs/VALIDATION.md, "DFSPH").
+/// The share of the last step's applied κ a DFSPH solve starts from (its warm start), for the
+/// pressure and for the divergence solve (SPlisHSPlasH's DFSPH takes ½ too). Measured on the full
+/// hydrostatic column (docs/VALIDATION.md, "DFSPH"): ½ passes every bound with the widest margins,
+/// ¾ passes with less, the whole of it fails (3.1 % density error below h, kinetic energy 0.12 of
+/// its peak): an iteration can take pressure back, but a whole warm start overshoots where the
+/// flow has changed since the last step faster than the few iterations correct.
 pub(crate) const WARM_PRESSURE_SHARE: f64 = 0.5;
+pub(crate) const WARM_DIVERGENCE_SHARE: f64 = 0.5;
+
+/// The relaxation ω of a DFSPH iteration: each particle's total κ moves by ω times the Jacobi
+/// correction of its own error, and is kept ≥ 0 (a projected, relaxed Jacobi iteration, as
+/// IISPH's ω = ½, Ihmsen et al. 2014, and SPlisHSPlasH's DFSPH). With ω = 1 every neighbour's
+/// correction adds to a particle's own and the iteration overshoots; ω = ¾ blew the full
+/// hydrostatic column up within 40 steps (docs/VALIDATION.md, "DFSPH").
+pub(crate) const DFSPH_RELAXATION: f64 = 0.5;
+
+/// The fewest iterations a DFSPH solve does after its warm start, even when the warm start
+/// already meets the tolerance (SPlisHSPlasH's DFSPH: 2 for the pressure solve, 1 for the
+/// divergence solve). Without them a warm start that meets the mean tolerance is never
+/// corrected: the divergence solve of the column did no iteration at all in most steps.
+pub(crate) const MIN_PRESSURE_ITERATIONS: u32 = 2;
+pub(crate) const MIN_DIVERGENCE_ITERATIONS: u32 = 1;
 
 /// The factor of the force condition dt ≤ FORCE_CONDITION·√(h/|a|max) of an adaptive dt.
 pub(crate) const FORCE_CONDITION: f64 = 0.25;

@@ -83,6 +83,10 @@ fn constants_module() -> String {
          const FORCE_CONDITION: f32 = {:?};\n\
          const MAX_ERROR_FACTOR: f32 = {:?};\n\
          const WARM_PRESSURE_SHARE: f32 = {:?};\n\
+         const WARM_DIVERGENCE_SHARE: f32 = {:?};\n\
+         const DFSPH_RELAXATION: f32 = {:?};\n\
+         const MIN_PRESSURE_ITERATIONS: u32 = {}u;\n\
+         const MIN_DIVERGENCE_ITERATIONS: u32 = {}u;\n\
          const LIST_MAX: u32 = {}u;\n",
         crate::physics::TAIT_GAMMA as f32,
         crate::physics::SOLVER_WCSPH,
@@ -92,6 +96,10 @@ fn constants_module() -> String {
         crate::physics::FORCE_CONDITION as f32,
         crate::physics::MAX_ERROR_FACTOR,
         crate::physics::WARM_PRESSURE_SHARE as f32,
+        crate::physics::WARM_DIVERGENCE_SHARE as f32,
+        crate::physics::DFSPH_RELAXATION as f32,
+        crate::physics::MIN_PRESSURE_ITERATIONS,
+        crate::physics::MIN_DIVERGENCE_ITERATIONS,
         crate::physics::NEIGHBOUR_LIST_MAX
     )
 }

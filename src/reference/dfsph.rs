@@ -63,10 +63,12 @@ impl RefSim {
         }
     }
 
-    /// One source (dfsph.source): `s_i = max(0, [ρ_i − ρ0]_density + dt Σ_j m_j (v_i − v_j)·∇W_ij)`
-    /// (boundary at rest), `κ_i = s_i factor_i / dt²` added to the solve's total; returns the
-    /// mean of `min(s_i/ρ0, 1)` over fluid. With `warm` (the warm start): `κ_i` is half the last
-    /// step's total (`warm_*`, divided by dt² or dt) where `s_i > 0`, else 0, and starts the total.
+    /// One source (dfsph.source): `s_i = [ρ_i − ρ0]_density + dt Σ_j m_j (v_i − v_j)·∇W_ij`
+    /// (boundary at rest, signed), the total `K_i ← max(0, K_i + ω s_i factor_i / dt²)` (ω =
+    /// [`crate::physics::DFSPH_RELAXATION`]) and `κ_i` its change; returns the mean of
+    /// `clamp(s_i/ρ0, 0, 1)` over fluid. With `warm` (the warm start): `κ_i` is a share of the
+    /// last step's applied total (`warm_*`, divided by dt² or dt) where `s_i > 0`, else 0, and
+    /// starts the total.
     pub(crate) fn source(&mut self, nb: &[Vec<u32>], density: bool) -> (f64, f64) {
         self.source_with(nb, density, false)
     }
@@ -99,16 +101,21 @@ impl RefSim {
             } else if count < crate::physics::DIVERGENCE_MIN_NEIGHBOURS {
                 s = 0.0;
             }
-            let s = s.max(0.0);
             if warm {
-                let last = if density { self.warm_pressure[i] / (dt * dt) } else { self.warm_divergence[i] / dt };
-                let share = if density { crate::physics::WARM_PRESSURE_SHARE } else { 0.5 };
+                let (last, share) = if density {
+                    (self.warm_pressure[i] / (dt * dt), crate::physics::WARM_PRESSURE_SHARE)
+                } else {
+                    (self.warm_divergence[i] / dt, crate::physics::WARM_DIVERGENCE_SHARE)
+                };
                 self.kappa[i] = if s > 0.0 { share * last } else { 0.0 };
                 self.kappa_total[i] = self.kappa[i];
             } else {
-                self.kappa[i] = s * self.factor[i] / (dt * dt);
-                self.kappa_total[i] += self.kappa[i];
+                // projected, relaxed Jacobi on the total; κ_i is the change the update applies
+                let next = (self.kappa_total[i] + crate::physics::DFSPH_RELAXATION * s * self.factor[i] / (dt * dt)).max(0.0);
+                self.kappa[i] = next - self.kappa_total[i];
+                self.kappa_total[i] = next;
             }
+            let s = s.max(0.0);
             sum += (s / rho0).min(1.0);
             largest = largest.max((s / rho0).min(1.0));
             n += 1;
@@ -146,7 +153,9 @@ impl RefSim {
 
     /// A solve as dfsph.control drives it: the warm start (a warm source and an update), then a
     /// source, and while its mean error is above the tolerance (or its largest above
-    /// [`crate::physics::MAX_ERROR_FACTOR`] times it) and fewer than `max_iterations`
+    /// [`crate::physics::MAX_ERROR_FACTOR`] times it, or fewer than the solve's least
+    /// iterations, [`crate::physics::MIN_PRESSURE_ITERATIONS`] or
+    /// [`crate::physics::MIN_DIVERGENCE_ITERATIONS`], are done) and fewer than `max_iterations`
     /// updates are done, an update and another source; then the applied κ (the total less the
     /// last source's, which no update followed) is kept for the next step (dfsph.store). Returns the updates done after the warm start and the last mean error.
     pub(crate) fn solve(&mut self, nb: &[Vec<u32>], density: bool) -> (u32, f64) {
@@ -158,9 +167,10 @@ impl RefSim {
         self.update(nb);
         let mut done = 0;
         let factor = crate::physics::MAX_ERROR_FACTOR as f64;
+        let min_it = if density { crate::physics::MIN_PRESSURE_ITERATIONS } else { crate::physics::MIN_DIVERGENCE_ITERATIONS };
         let err = loop {
             let (err, largest) = self.source(nb, density);
-            if (err <= tolerance && largest <= factor * tolerance) || done >= max {
+            if (err <= tolerance && largest <= factor * tolerance && done >= min_it) || done >= max {
                 break err;
             }
             self.update(nb);

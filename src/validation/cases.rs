@@ -13,16 +13,19 @@ use std::path::Path;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum)]
 pub enum Case {
     Hydrostatic,
+    /// The hydrostatic column with DFSPH (docs/VALIDATION.md, "DFSPH").
+    HydrostaticDfsph,
     DamBreak,
     Conservation,
 }
 
 impl Case {
-    pub(crate) const ALL: [Case; 3] = [Case::Hydrostatic, Case::DamBreak, Case::Conservation];
+    pub(crate) const ALL: [Case; 4] = [Case::Hydrostatic, Case::HydrostaticDfsph, Case::DamBreak, Case::Conservation];
 
     pub fn name(self) -> &'static str {
         match self {
             Case::Hydrostatic => "hydrostatic",
+            Case::HydrostaticDfsph => "hydrostatic-dfsph",
             Case::DamBreak => "dam-break",
             Case::Conservation => "conservation",
         }
@@ -31,6 +34,7 @@ impl Case {
     pub fn title(self) -> &'static str {
         match self {
             Case::Hydrostatic => "Hydrostatic column at rest",
+            Case::HydrostaticDfsph => "Hydrostatic column at rest, DFSPH",
             Case::DamBreak => "Dam break (Martin & Moyce 1952, n² = 2)",
             Case::Conservation => "Conservation: momentum without gravity, energy with gravity and walls",
         }
@@ -40,6 +44,7 @@ impl Case {
     pub(crate) fn runs(self) -> &'static [&'static str] {
         match self {
             Case::Hydrostatic => &["hydrostatic"],
+            Case::HydrostaticDfsph => &["hydrostatic_dfsph"],
             Case::DamBreak => &["dam_break"],
             Case::Conservation => &["blob", "dam_break"],
         }
@@ -80,6 +85,10 @@ pub(crate) fn run_spec(folder: &str, res: Resolution) -> RunSpec {
         "hydrostatic" => {
             let scene = if ci { scene!("hydrostatic_ci.ron") } else { scene!("hydrostatic.ron") };
             ("hydrostatic", scene, if ci { 10_000 } else { 30_000 }, if ci { 100 } else { 250 }, vec![0.25], vec![])
+        }
+        "hydrostatic_dfsph" => {
+            let scene = if ci { scene!("hydrostatic_dfsph_ci.ron") } else { scene!("hydrostatic_dfsph.ron") };
+            ("hydrostatic_dfsph", scene, 10_000, if ci { 100 } else { 40 }, vec![0.25], vec![])
         }
         "dam_break" => {
             let scene = if ci { scene!("dam_break_ci.ron") } else { scene!("dam_break.ron") };
@@ -129,7 +138,8 @@ impl CaseReport {
 pub(crate) fn evaluate(case: Case, runs: &BTreeMap<String, RunResult>, out: &Path) -> anyhow::Result<CaseReport> {
     let get = |name: &str| runs.get(name).ok_or_else(|| anyhow::anyhow!("{}: run `{name}` is missing", case.name()));
     match case {
-        Case::Hydrostatic => hydrostatic(get("hydrostatic")?, out),
+        Case::Hydrostatic => hydrostatic(get("hydrostatic")?, out, case),
+        Case::HydrostaticDfsph => hydrostatic(get("hydrostatic_dfsph")?, out, case),
         Case::DamBreak => dam_break(get("dam_break")?, out),
         Case::Conservation => conservation(get("blob")?, get("dam_break")?, out),
     }
@@ -182,7 +192,9 @@ pub(crate) const HYDRO_PRESSURE_BOUND: f64 = 0.02;
 pub(crate) const HYDRO_KE_BOUND: f64 = 0.1;
 pub(crate) const HYDRO_MIN_STEPS: u64 = 10_000;
 
-fn hydrostatic(r: &RunResult, out: &Path) -> anyhow::Result<CaseReport> {
+/// The hydrostatic checks of `r`, a run of [`Case::Hydrostatic`] or [`Case::HydrostaticDfsph`]
+/// (the same geometry and bounds; the figure is named after the run).
+fn hydrostatic(r: &RunResult, out: &Path, case: Case) -> anyhow::Result<CaseReport> {
     let m = &r.meta;
     let rho0 = m.rest_density as f64;
     let g = g_of(r);
@@ -254,10 +266,14 @@ fn hydrostatic(r: &RunResult, out: &Path) -> anyhow::Result<CaseReport> {
     let _ = writeln!(md, "{}\n", run_line(r));
     let _ = writeln!(
         md,
-        "H = {surface:.4} m: the height of the water's weight, mass / (ρ0 · floor area) = the initial column height; the settled free surface (mean over the h × h columns of the highest particle centre + s/2, last {} probes) lies at {:.4} m. Density error over all particles (surface included), second half: max {:.2} %. Pressure: Tait `p = B((ρ/ρ0)^7 − 1)`, negative clamped, averaged per layer of one spacing over the same probes.\n",
+        "H = {surface:.4} m: the height of the water's weight, mass / (ρ0 · floor area) = the initial column height; the settled free surface (mean over the h × h columns of the highest particle centre + s/2, last {} probes) lies at {:.4} m. Density error over all particles (surface included), second half: max {:.2} %. Pressure: {}, averaged per layer of one spacing over the same probes.\n",
         m.profile_snapshots,
         m.surface_height,
-        100.0 * dens_all
+        100.0 * dens_all,
+        match m.solver {
+            crate::scene::Solver::Dfsph => "the one the DFSPH solves applied in the step, `ρ² (K_pressure/dt² + K_divergence/dt)`",
+            crate::scene::Solver::Wcsph => "Tait `p = B((ρ/ρ0)^7 − 1)`, negative clamped",
+        }
     );
     md.push_str(&checks_table(&checks));
     md.push_str("\n| layer y (m) | particles | ρ/ρ0 − 1 (mean) | p Rillet (Pa) | ρ0·g·(H − y) (Pa) | difference | deeper than h |\n|---|---|---|---|---|---|---|\n");
@@ -277,10 +293,11 @@ fn hydrostatic(r: &RunResult, out: &Path) -> anyhow::Result<CaseReport> {
             );
         }
     }
-    let png = out.join("hydrostatic.png");
+    let name = case.runs()[0];
+    let png = out.join(format!("{name}.png"));
     plot::hydrostatic(&png, r, surface, &rows.iter().map(|(b, p, _, int)| (b.mean_y, b.mean_pressure, *p, *int)).collect::<Vec<_>>())?;
-    let _ = writeln!(md, "\n![hydrostatic column](hydrostatic.png)");
-    Ok(CaseReport { case: Case::Hydrostatic, checks, markdown: md })
+    let _ = writeln!(md, "\n![hydrostatic column]({name}.png)");
+    Ok(CaseReport { case, checks, markdown: md })
 }
 
 // ----- dam break -----

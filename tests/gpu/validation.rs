@@ -41,6 +41,17 @@ fn hydrostatic_column_holds_ci() {
     validate(Case::Hydrostatic, Resolution::Ci);
 }
 
+/// The same column with DFSPH at a fixed dt of 1 ms (6× WCSPH's): the same bounds. Not yet in
+/// CI: at this resolution (20 layers) the layer pressures come out 2–4 % above ρ0·g·(H − y)
+/// (3.33 % of ρ0·g·H at worst, bound 2 %; lavapipe, 2026-12-02) while the full column passes
+/// (0.50 %); the other four bounds pass (docs/VALIDATION.md, "DFSPH"). About six minutes on
+/// lavapipe.
+#[test]
+#[ignore = "fails the layer-pressure bound at this resolution (3.33 %, bound 2 %); see the comment"]
+fn hydrostatic_column_holds_with_dfsph_ci() {
+    validate(Case::HydrostaticDfsph, Resolution::Ci);
+}
+
 /// The surge front of an 800-particle column (a/10) within ±15 % of Martin & Moyce's tabulated
 /// front at T = 1, 2, 3, and behind Ritter's ideal front.
 #[test]
@@ -60,6 +71,12 @@ fn momentum_and_energy_are_conserved_ci() {
 #[ignore = "full resolution: 250 000 particles, 30 000 steps; for a real GPU"]
 fn hydrostatic_column_holds_full() {
     validate(Case::Hydrostatic, Resolution::Full);
+}
+
+#[test]
+#[ignore = "full resolution: 250 000 particles, 10 000 steps of DFSPH; for a real GPU"]
+fn hydrostatic_column_holds_with_dfsph_full() {
+    validate(Case::HydrostaticDfsph, Resolution::Full);
 }
 
 #[test]
