@@ -41,13 +41,14 @@ fn hydrostatic_column_holds_ci() {
     validate(Case::Hydrostatic, Resolution::Ci);
 }
 
-/// The same column with DFSPH at a fixed dt of 1 ms (6× WCSPH's): the same bounds. Not yet in
-/// CI: at this resolution (20 layers) the layer pressures come out 2–4 % above ρ0·g·(H − y)
-/// (3.33 % of ρ0·g·H at worst, bound 2 %; lavapipe, 2026-12-02) while the full column passes
-/// (0.50 %); the other four bounds pass (docs/VALIDATION.md, "DFSPH"). About six minutes on
-/// lavapipe.
+/// The same column with DFSPH at a fixed dt of 1 ms (6× WCSPH's): the same bounds. Not in CI:
+/// on lavapipe its layer pressures come out up to 3.33 % of ρ0·g·H above ρ0·g·(H − y) (bound
+/// 2 %; the other four bounds pass; binary of 01604f4, twice on 2026-12-02, 551 s the second
+/// time), while the same case (`rillet validate --case hydrostatic-dfsph`) passes all five on
+/// the H200 (0.46 %) and so does the full column (0.52 %; docs/VALIDATION.md, "DFSPH"). Why the
+/// two devices part is not found yet; and at nine minutes it would take a third of CI's time.
 #[test]
-#[ignore = "fails the layer-pressure bound at this resolution (3.33 %, bound 2 %); see the comment"]
+#[ignore = "fails the layer-pressure bound on lavapipe (3.33 %, bound 2 %) while it passes on the H200; see the comment"]
 fn hydrostatic_column_holds_with_dfsph_ci() {
     validate(Case::HydrostaticDfsph, Resolution::Ci);
 }
