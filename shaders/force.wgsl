@@ -23,6 +23,10 @@ override NO_SLIP: bool = false;
 // normal component of the approach to each wall particle, along its normal (docs/PHYSICS.md,
 // "Walls")
 override WALL_APPROACH: bool = true;
+// moving solids (a scene with them): the approach is the fluid's velocity relative to the wall
+// particle's (solids.move's wall_motion, by id; zero for walls at rest)
+override MOVING: bool = false;
+@group(0) @binding(9) var<storage, read> wall_motion: array<vec4<f32>>;
 
 struct Acc {
     x: vec3<f32>,
@@ -76,7 +80,10 @@ fn visit(acc: ptr<function, Acc>, j: u32) {
         var n = wall_normal[ids[j]].xyz;
         let xn0 = dot(d, n);
         n = select(n, -n, xn0 < 0.0);
-        let u = dot((*acc).v, n);
+        var u = dot((*acc).v, n);
+        if MOVING {
+            u -= dot(wall_motion[2u * ids[j]].xyz, n);
+        }
         if u < 0.0 {
             let k = abs(pj.w) * params.wall_approach_viscosity * params.viscosity_scale * xn0 * xn0 / (((*acc).rho + rho_j) * (r2 + 0.01 * h2));
             // along n: Π_n (grad W . n) with Π_n = −k' u |x.n|, (grad W . n) = g (d . n) (times the factor)

@@ -12,14 +12,23 @@
 // 2012, eq. 22-23; walls at rest: minus the fluid's velocity extrapolated to it), which
 // sph.force's laminar friction uses; otherwise it stays at rest.
 //
+// Moving solids (MOVING, a scene with moving solids): a wall particle of one moves with the
+// velocity v_w and acceleration a_w solids.move gave it (zero for walls at rest). Its pressure
+// takes the fluid's acceleration relative to it, p_b = max(0, sum_f (p_f + rho_f (g - a_w) .
+// (x_b - x_f)) W_bf / sum_f W_bf) (Adami et al. 2012, eq. 27), and its velocity is v_w (free
+// slip) or 2 v_w - sum_f v_f W_bf / sum_f W_bf (no slip, eq. 23).
+//
 // #import common
 // #import neighbours
 
 @group(0) @binding(4) var<storage, read> pos_mass: array<vec4<f32>>;
 @group(0) @binding(5) var<storage, read_write> vel_rho: array<vec4<f32>>;
 @group(0) @binding(6) var<storage, read> wet: array<u32>;
+@group(0) @binding(7) var<storage, read> ids: array<u32>;
+@group(0) @binding(8) var<storage, read> wall_motion: array<vec4<f32>>;
 
 override NO_SLIP: bool = false;
+override MOVING: bool = false;
 
 struct Acc {
     x: vec3<f32>,
@@ -29,6 +38,8 @@ struct Acc {
     den: f32,
     // sum of v_f * kernel_w_q over fluid neighbours
     vel: vec3<f32>,
+    // gravity less the wall particle's acceleration
+    g: vec3<f32>,
 }
 
 fn visit(acc: ptr<function, Acc>, j: u32) {
@@ -42,7 +53,7 @@ fn visit(acc: ptr<function, Acc>, j: u32) {
         let w = kernel_w_q(sqrt(r2) * params.inv_h);
         let vf = vel_rho[j];
         let rho_f = vf.w;
-        (*acc).num += (tait_pressure(rho_f, params.inv_rest_density) + rho_f * dot(params.gravity, d)) * w;
+        (*acc).num += (tait_pressure(rho_f, params.inv_rest_density) + rho_f * dot((*acc).g, d)) * w;
         (*acc).den += w;
         if NO_SLIP {
             (*acc).vel += vf.xyz * w;
@@ -63,18 +74,25 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         return;
     }
     let rho0 = params.rest_density;
+    var v_w = vec3<f32>(0.0);
+    var g = params.gravity;
+    if MOVING {
+        let id = ids[i];
+        v_w = wall_motion[2u * id].xyz;
+        g -= wall_motion[2u * id + 1u].xyz;
+    }
     if wet[i] == 0u {
-        vel_rho[i] = vec4<f32>(0.0, 0.0, 0.0, rho0);
+        vel_rho[i] = vec4<f32>(v_w, rho0);
         return;
     }
-    var acc = Acc(pi.xyz, 0.0, 0.0, vec3<f32>(0.0));
+    var acc = Acc(pi.xyz, 0.0, 0.0, vec3<f32>(0.0), g);
     neighbour_loop(pi.xyz, &acc);
     var p_b = 0.0;
-    var v_b = vec3<f32>(0.0);
+    var v_b = v_w;
     if acc.den > 0.0 {
         p_b = max(acc.num / acc.den, 0.0);
         if NO_SLIP {
-            v_b = -acc.vel / acc.den;
+            v_b = 2.0 * v_w - acc.vel / acc.den;
         }
     }
     vel_rho[i] = vec4<f32>(v_b, rho0 * pow(p_b / params.stiffness + 1.0, 1.0 / 7.0));

@@ -59,6 +59,7 @@ pub const FILES: &[(&str, &str)] = &[
     ("scan", include_str!("../shaders/scan.wgsl")),
     ("scatter", include_str!("../shaders/scatter.wgsl")),
     ("solids", include_str!("../shaders/solids.wgsl")),
+    ("solids_move", include_str!("../shaders/solids_move.wgsl")),
     ("sort_cells", include_str!("../shaders/sort_cells.wgsl")),
     ("sprites", include_str!("../shaders/sprites.wgsl")),
     ("surface_common", include_str!("../shaders/surface_common.wgsl")),
@@ -289,7 +290,10 @@ mod tests {
     #[test]
     fn generated_modules_are_no_files_and_are_imported() {
         let names: Vec<&str> = generated().map(|g| g.0).collect();
-        assert_eq!(names, [CONSTANTS, "sim_params", "frame_uniforms", "surface_uniforms", "emit_structs", "diagnostics", "scan_params"]);
+        assert_eq!(
+            names,
+            [CONSTANTS, "sim_params", "frame_uniforms", "surface_uniforms", "emit_structs", "diagnostics", "scan_params", "motion_structs"]
+        );
         for name in &names {
             assert!(FILES.iter().all(|f| f.0 != *name), "`{name}` is a file and a generated module");
             assert!(FILES.iter().any(|f| imports(f.1).contains(name)), "no shader imports the generated `{name}`");
@@ -314,6 +318,7 @@ mod tests {
                 ("acc_out", Access::ReadWrite),
                 ("ids", Access::Read),
                 ("wall_normal", Access::Read),
+                ("wall_motion", Access::Read),
                 ("nb_list", Access::Read),
                 ("nb_count", Access::Read)
             ]

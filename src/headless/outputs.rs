@@ -35,13 +35,13 @@ impl Leak {
 }
 
 /// The fluid particles inside the solids (deeper than the mask's quarter spacing), in id order.
-pub(crate) fn leaked(p: &Particles, solids: &crate::scene::bodies::SolidMask) -> Vec<Leak> {
+pub(crate) fn leaked(p: &Particles, solids: &crate::scene::bodies::SolidMask, time: f64) -> Vec<Leak> {
     let mut inside: Vec<Leak> = p
         .pos_mass
         .iter()
         .zip(&p.vel_rho)
         .zip(&p.id)
-        .filter(|((x, _), _)| x[3] > 0.0 && solids.contains(glam::DVec3::new(x[0] as f64, x[1] as f64, x[2] as f64)))
+        .filter(|((x, _), _)| x[3] > 0.0 && solids.contains_at(glam::DVec3::new(x[0] as f64, x[1] as f64, x[2] as f64), time))
         .map(|((x, v), &id)| Leak { id, x: [x[0], x[1], x[2]], v: [v[0], v[1], v[2]], density: v[3] })
         .collect();
     inside.sort_by_key(|l| l.id);
@@ -273,7 +273,7 @@ mod tests {
             id: vec![7, 1, 2, 3, 4],
             pressure: None,
         };
-        let inside = leaked(&p, &solids);
+        let inside = leaked(&p, &solids, 0.0);
         assert_eq!(inside.iter().map(|l| l.id).collect::<Vec<_>>(), [4, 7]);
         assert_eq!(inside[1].csv(10, 0.5), "10,0.5000000,7,0.600000,0.500000,0.500000,1.0000,2.0000,3.0000,1001.00");
 

@@ -404,7 +404,7 @@ impl<'a> RunLoop<'a> {
         let delta = self.watch.guards.update(d, step);
         self.fill_counters(&mut row, d, &delta);
         if !self.solids.is_empty() {
-            let inside = leaked(p, &self.solids);
+            let inside = leaked(p, &self.solids, time);
             row.inside_solids = inside.len() as u32;
             self.outputs.leaks(&inside, step, time)?;
         }

@@ -53,6 +53,12 @@ pub struct RefSim {
     /// Each wall particle's normal line by id ([`crate::sim::walls::wall_normals`], as the
     /// GPU has them), with the approach viscosity; empty without it.
     pub wall_normals: Vec<[f32; 4]>,
+    /// The moving solids ([`crate::sim::motion`]), the rest normals of their particles by id,
+    /// and each wall particle's velocity and acceleration of this step (zero for walls at
+    /// rest; set by [`Self::move_solids`]).
+    pub kinematics: crate::sim::motion::Kinematics,
+    pub rest_normals: Vec<[f32; 4]>,
+    pub wall_motion: Vec<[[f64; 3]; 2]>,
 }
 
 /// What one step measured, chose and iterated.
@@ -95,11 +101,53 @@ impl RefSim {
             kappa_total: vec![0.0; n],
             warm_divergence: vec![0.0; n],
             warm_pressure: vec![0.0; n],
-            wall_normals: if state.params.wall_approach_viscosity > 0.0 {
-                crate::sim::walls::wall_normals(&state.pos_mass, state.params.h)
-            } else {
-                Vec::new()
-            },
+            wall_normals: Vec::new(),
+            kinematics: state.kinematics.clone(),
+            rest_normals: Vec::new(),
+            wall_motion: vec![[[0.0; 3]; 2]; n],
+        }
+        .with_normals(state)
+    }
+
+    /// The walls' normal lines as the GPU has them (`Sim::new`): from the solids at rest.
+    fn with_normals(mut self, state: &InitialState) -> Self {
+        let k = &state.kinematics;
+        if !k.is_empty() {
+            let mut at_rest = state.pos_mass.clone();
+            for (id, p) in at_rest.iter_mut().enumerate() {
+                if k.body_of[id] != 0 {
+                    p[..3].copy_from_slice(&k.rest[id]);
+                }
+            }
+            self.rest_normals = crate::sim::walls::wall_normals(&at_rest, state.params.h);
+            self.wall_normals = self.rest_normals.clone();
+        } else if state.params.wall_approach_viscosity > 0.0 {
+            self.wall_normals = crate::sim::walls::wall_normals(&state.pos_mass, state.params.h);
+        }
+        self
+    }
+
+    /// solids.move's twin: every boundary particle of a moving solid to its pose at the clock
+    /// (the start of the step), its normal turned, its velocity and acceleration recorded.
+    pub fn move_solids(&mut self) {
+        if self.kinematics.is_empty() {
+            return;
+        }
+        let poses: Vec<_> = (0..self.kinematics.bodies.len()).map(|b| self.kinematics.pose(b, self.time)).collect();
+        for id in 0..self.n_particles() {
+            let b = self.kinematics.body_of[id];
+            if b == 0 {
+                continue;
+            }
+            let pose = &poses[b as usize - 1];
+            let x0 = glam::DVec3::from(self.kinematics.rest[id].map(f64::from));
+            let x = pose.apply(x0);
+            self.pos_mass[id][..3].copy_from_slice(&x.to_array());
+            let n0 = self.rest_normals[id];
+            let n = pose.rotate(glam::DVec3::new(n0[0] as f64, n0[1] as f64, n0[2] as f64));
+            self.wall_normals[id] = [n.x as f32, n.y as f32, n.z as f32, 0.0];
+            let (v, a) = pose.point_rates(x);
+            self.wall_motion[id] = [v.to_array(), a.to_array()];
         }
     }
 
@@ -284,7 +332,8 @@ impl RefSim {
             let m = self.wall_normals[j].map(f64::from);
             let side = if m[0] * x[0] + m[1] * x[1] + m[2] * x[2] < 0.0 { -1.0 } else { 1.0 };
             let n = [side * m[0], side * m[1], side * m[2]];
-            let u = vi[0] * n[0] + vi[1] * n[1] + vi[2] * n[2];
+            let vw = self.wall_motion[j][0];
+            let u = (vi[0] - vw[0]) * n[0] + (vi[1] - vw[1]) * n[1] + (vi[2] - vw[2]) * n[2];
             if u >= 0.0 {
                 continue;
             }
@@ -371,10 +420,12 @@ impl RefSim {
         }
     }
 
-    /// Step 3b (Adami et al. 2012, walls at rest): the pressure of each boundary particle from
-    /// the fluid neighbours in `nb[b]`,
-    /// `p_b = max(0, Σ_f (p_f + ρ_f g·(x_b − x_f)) W_bf / Σ_f W_bf)` (0 without fluid around),
-    /// stored as the density with that Tait pressure, `ρ_b = ρ0 (p_b/B + 1)^(1/7)`.
+    /// Step 3b (Adami et al. 2012): the pressure of each boundary particle from the fluid
+    /// neighbours in `nb[b]`,
+    /// `p_b = max(0, Σ_f (p_f + ρ_f (g − a_b)·(x_b − x_f)) W_bf / Σ_f W_bf)` (0 without fluid
+    /// around; `a_b` the wall particle's acceleration, zero at rest), stored as the density with
+    /// that Tait pressure, `ρ_b = ρ0 (p_b/B + 1)^(1/7)`; its velocity is the wall's `v_b`, or
+    /// with no-slip walls `2 v_b` minus the fluid's velocity extrapolated to it.
     pub fn compute_wall_pressure(&mut self, nb: &[Vec<u32>]) {
         assert_eq!(nb.len(), self.n_particles(), "one neighbour list per particle");
         let k = self.kernel();
@@ -386,6 +437,8 @@ impl RefSim {
                 continue;
             }
             let xw = self.pos_mass[w];
+            let [v_w, a_w] = self.wall_motion[w];
+            let g = [g[0] - a_w[0], g[1] - a_w[1], g[2] - a_w[2]];
             let (mut num, mut den, mut vel) = (0.0, 0.0, [0.0f64; 3]);
             for &f in nb_w {
                 let f = f as usize;
@@ -406,8 +459,8 @@ impl RefSim {
             self.vel_rho[w][3] = rho0 * (p_w / b + 1.0).powf(1.0 / 7.0);
             // no-slip walls: minus the fluid's velocity extrapolated to the wall particle
             let no_slip = self.params.no_slip_viscosity > 0.0 && den > 0.0;
-            for (u, v) in self.vel_rho[w].iter_mut().zip(vel) {
-                *u = if no_slip { -v / den } else { 0.0 };
+            for ((u, v), vw) in self.vel_rho[w].iter_mut().zip(vel).zip(v_w) {
+                *u = if no_slip { 2.0 * vw - v / den } else { vw };
             }
         }
     }
@@ -418,6 +471,7 @@ impl RefSim {
     pub fn step(&mut self) {
         // the slots free at the start of the step are the ones the emitters may fill at its end
         let free: Vec<usize> = (0..self.n_particles()).filter(|&i| self.pos_mass[i][3] == 0.0).collect();
+        self.move_solids();
         let nb = self.neighbours();
         if self.params.solver == crate::physics::SOLVER_DFSPH {
             self.compute_density_and_factor(&nb);

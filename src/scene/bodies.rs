@@ -43,7 +43,7 @@ impl Scene {
         let mut solids = Vec::with_capacity(self.solids.len());
         for (i, s) in self.solids.iter().enumerate() {
             solids.push(match s {
-                Solid::Mesh { path, scale, rotation, translation } => {
+                Solid::Mesh { path, scale, rotation, translation, .. } => {
                     load(format!("solids[{i}].path"), path, *scale, *rotation, *translation)?
                 }
                 _ => None,
@@ -67,13 +67,13 @@ impl Scene {
     pub(crate) fn solid_shape(&self, i: usize) -> Shape {
         let v = |a: [f32; 3]| Vec3::from(a).as_dvec3();
         match &self.solids[i] {
-            Solid::Box { center, size, rotation } => {
+            Solid::Box { center, size, rotation, .. } => {
                 Shape::Primitive(Primitive::Box { half: v(*size) * 0.5 }, Placement::new(1.0, *rotation, *center))
             }
-            Solid::Sphere { center, radius } => {
+            Solid::Sphere { center, radius, .. } => {
                 Shape::Primitive(Primitive::Sphere { radius: *radius as f64 }, Placement::new(1.0, [0.0; 3], *center))
             }
-            Solid::Cylinder { center, radius, height, rotation } => Shape::Primitive(
+            Solid::Cylinder { center, radius, height, rotation, .. } => Shape::Primitive(
                 Primitive::Cylinder { radius: *radius as f64, half_height: *height as f64 * 0.5 },
                 Placement::new(1.0, *rotation, *center),
             ),
@@ -339,6 +339,8 @@ struct MaskedSolid {
     /// For a mesh: on a lattice of one spacing, whether each point is inside and farther from
     /// the surface than the depth plus the reach of its voxel.
     voxels: Option<(Lattice, Vec<bool>)>,
+    /// A moving solid's motion and its keyframes: a point is tested where it is at rest.
+    motion: Option<(crate::sim::motion::BodyMotion, Vec<[f32; 4]>)>,
 }
 
 impl SolidMask {
@@ -358,7 +360,9 @@ impl SolidMask {
                     }
                     _ => None,
                 };
-                MaskedSolid { shape, lo, hi, voxels }
+                let mut keys = Vec::new();
+                let motion = scene.body_motion(i, &mut keys).map(|b| (b, keys));
+                MaskedSolid { shape, lo, hi, voxels, motion }
             })
             .collect();
         Self { solids, depth: 0.25 * s, rounding: EDGE_ROUNDING * s }
@@ -368,9 +372,20 @@ impl SolidMask {
         self.solids.is_empty()
     }
 
-    /// `p` is inside a solid, deeper than a quarter spacing.
+    /// `p` is inside a solid at rest, deeper than a quarter spacing.
+    #[cfg(test)]
     pub(crate) fn contains(&self, p: DVec3) -> bool {
+        self.contains_at(p, 0.0)
+    }
+
+    /// `p` is inside a solid at simulated time `t` (a moving solid where its motion has taken
+    /// it), deeper than a quarter spacing.
+    pub(crate) fn contains_at(&self, p_now: DVec3, t: f64) -> bool {
         self.solids.iter().any(|m| {
+            let p = match &m.motion {
+                Some((b, keys)) => crate::sim::motion::pose_at(b, keys, t).invert(p_now),
+                None => p_now,
+            };
             if p.cmplt(m.lo).any() || p.cmpgt(m.hi).any() {
                 return false;
             }

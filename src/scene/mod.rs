@@ -9,11 +9,15 @@ pub mod hash;
 pub(crate) mod inflow;
 pub mod lattice;
 pub mod limits;
+mod motion;
 pub(crate) mod schema;
 pub mod setup;
 pub(crate) mod validate;
 
-pub use schema::{Aabb, DfsphSettings, Fluid, GridSettings, Meshes, Physics, Pressure, Probes, Scene, Solid, Solver, TimeStep, Walls};
+pub use schema::{
+    Aabb, DfsphSettings, Fluid, GridSettings, Meshes, Motion, Physics, Pressure, Probes, Rotation, Scene, Solid, Solver, TimeStep,
+    Translation, Walls,
+};
 pub use validate::MAX_PARTICLES;
 
 /// The default scene, embedded in the binary.
@@ -71,6 +75,7 @@ impl Scene {
         scene.sample_bodies();
         scene.validate_inflow(file, lattice::count_particles(&scene).0)?;
         scene.validate_bodies(file)?;
+        scene.validate_motions(file)?;
         scene.validate_inflow_bodies(file)?;
         Ok(scene)
     }

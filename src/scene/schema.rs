@@ -252,9 +252,10 @@ impl Fluid {
     }
 }
 
-/// A static solid in the domain: its shell of boundary particles is handled like the tank's
-/// walls. Rotations are in degrees about x, then y, then z; a cylinder's axis is y before its
-/// rotation.
+/// A solid in the domain: its shell of boundary particles is handled like the tank's walls.
+/// Rotations are in degrees about x, then y, then z; a cylinder's axis is y before its
+/// rotation. A solid with a `motion` moves on that prescribed path (docs/PHYSICS.md, "Moving
+/// solids"); without one it stays where it is.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub enum Solid {
@@ -263,10 +264,14 @@ pub enum Solid {
         size: [f32; 3],
         #[serde(default)]
         rotation: [f32; 3],
+        #[serde(default)]
+        motion: Option<Motion>,
     },
     Sphere {
         center: [f32; 3],
         radius: f32,
+        #[serde(default)]
+        motion: Option<Motion>,
     },
     Cylinder {
         center: [f32; 3],
@@ -274,6 +279,8 @@ pub enum Solid {
         height: f32,
         #[serde(default)]
         rotation: [f32; 3],
+        #[serde(default)]
+        motion: Option<Motion>,
     },
     /// A closed OBJ or STL mesh, its path relative to the scene file.
     Mesh {
@@ -284,7 +291,97 @@ pub enum Solid {
         rotation: [f32; 3],
         #[serde(default)]
         translation: [f32; 3],
+        #[serde(default)]
+        motion: Option<Motion>,
     },
+}
+
+/// A solid's prescribed motion: a translation and a rotation about a fixed axis, both functions
+/// of `τ = t − start` from `start` to `end` (the pose holds before and after; velocities are
+/// zero there). Both start from the solid's place in the scene: a sine is `A (sin(2π τ/T + φ) −
+/// sin φ)`, keyframes are offsets from their first key. The pose is `x = pivot + T(τ) +
+/// R(θ(τ)) (x0 − pivot)`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Motion {
+    pub translation: Option<Translation>,
+    pub rotation: Option<Rotation>,
+    /// Simulated time the motion starts, s.
+    pub start: f32,
+    /// Simulated time it ends, s (none: it goes on).
+    pub end: Option<f32>,
+}
+
+/// The translation of a moving solid.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum Translation {
+    /// `amplitude · (sin(2π τ / period + phase) − sin(phase))`: a piston wave maker, a shaken tank.
+    Sine {
+        /// m, per axis.
+        amplitude: [f32; 3],
+        /// s.
+        period: f32,
+        /// degrees.
+        #[serde(default)]
+        phase: f32,
+    },
+    /// Offsets `(τ, (x, y, z))` from the first key, τ in s from `start` ascending, the first at
+    /// 0; straight segments, or with `smooth` cubic curves (Catmull–Rom tangents, at rest at the
+    /// first and the last key).
+    Keyframes {
+        keys: Vec<(f32, [f32; 3])>,
+        #[serde(default)]
+        smooth: bool,
+    },
+}
+
+/// The rotation of a moving solid about a fixed `axis` through `pivot` (default: the centre of
+/// the solid's bounding box).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum Rotation {
+    /// A constant angular speed, degrees per second: a paddle, a mixer.
+    Spin {
+        axis: [f32; 3],
+        #[serde(default)]
+        pivot: Option<[f32; 3]>,
+        speed: f32,
+    },
+    /// `amplitude · (sin(2π τ / period + phase) − sin(phase))`, degrees: a flap wave maker, a
+    /// rolling tank.
+    Sine {
+        axis: [f32; 3],
+        #[serde(default)]
+        pivot: Option<[f32; 3]>,
+        /// degrees.
+        amplitude: f32,
+        /// s.
+        period: f32,
+        /// degrees.
+        #[serde(default)]
+        phase: f32,
+    },
+    /// Angles `(τ, degrees)` from the first key, as [`Translation::Keyframes`].
+    Keyframes {
+        axis: [f32; 3],
+        #[serde(default)]
+        pivot: Option<[f32; 3]>,
+        keys: Vec<(f32, f32)>,
+        #[serde(default)]
+        smooth: bool,
+    },
+}
+
+impl Solid {
+    /// Its prescribed motion, if it moves.
+    pub fn motion(&self) -> Option<&Motion> {
+        match self {
+            Solid::Box { motion, .. } | Solid::Sphere { motion, .. } | Solid::Cylinder { motion, .. } | Solid::Mesh { motion, .. } => {
+                motion.as_ref()
+            }
+        }
+    }
 }
 
 /// Measurements `rillet run` records (the same as its flags; a flag given adds to these).

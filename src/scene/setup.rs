@@ -144,8 +144,11 @@ pub fn build(scene: &Scene) -> InitialState {
     }
     // solids: each its shell on its own lattice (centred in it: its faces as near the lattice as
     // they can be)
+    let mut shells = Vec::with_capacity(scene.solids.len());
     for i in 0..scene.solids.len() {
+        let first = pos_mass.len() + walls.len();
         walls.extend(scene.solid_shell(i).iter().copied());
+        shells.push(first..pos_mass.len() + walls.len());
     }
     // Walls at least as thick as the support radius continue the fluid lattice on the other
     // side of every face (edges and corners filled), so a wall particle stands for exactly one
@@ -167,6 +170,7 @@ pub fn build(scene: &Scene) -> InitialState {
     pos_mass.resize(pos_mass.len() + free as usize, [centre.x, centre.y, centre.z, 0.0]);
     vel_rho.resize(pos_mass.len(), [0.0, 0.0, 0.0, p.rest_density]);
 
+    let n_particles = pos_mass.len();
     let params = SimParams {
         domain_min: scene.domain.min,
         n_particles: pos_mass.len() as u32,
@@ -199,6 +203,7 @@ pub fn build(scene: &Scene) -> InitialState {
         emitters: scene.emitters_for_gpu(mass),
         step: 0,
         time: 0.0,
+        kinematics: scene.kinematics(&shells, n_particles),
     }
 }
 

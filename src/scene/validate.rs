@@ -35,6 +35,7 @@ impl Scene {
         self.check_grid_and_domain(&v)?;
         self.check_fluid(&v)?;
         self.check_solids(&v)?;
+        self.check_motions(file)?;
         self.check_probes(&v)?;
         Ok(())
     }
@@ -513,16 +514,16 @@ fn solid_numbers(solid: &Solid) -> Vec<(String, f32)> {
     let mut out = Vec::new();
     let mut v3 = |name: &str, v: [f32; 3]| out.extend((0..3).map(|a| (format!("{name}[{a}]"), v[a])));
     match solid {
-        Solid::Box { center, size, rotation } => {
+        Solid::Box { center, size, rotation, .. } => {
             v3("center", *center);
             v3("size", *size);
             v3("rotation", *rotation);
         }
-        Solid::Sphere { center, radius } => {
+        Solid::Sphere { center, radius, .. } => {
             v3("center", *center);
             out.push(("radius".into(), *radius));
         }
-        Solid::Cylinder { center, radius, height, rotation } => {
+        Solid::Cylinder { center, radius, height, rotation, .. } => {
             v3("center", *center);
             v3("rotation", *rotation);
             out.push(("radius".into(), *radius));
@@ -533,6 +534,9 @@ fn solid_numbers(solid: &Solid) -> Vec<(String, f32)> {
             v3("translation", *translation);
             out.push(("scale".into(), *scale));
         }
+    }
+    if let Some(m) = solid.motion() {
+        out.extend(super::motion::motion_numbers(m).into_iter().map(|(name, v)| (format!("motion.{name}"), v)));
     }
     out
 }

@@ -17,7 +17,8 @@ pub(crate) enum Mode {
 }
 
 /// The pass in `mode`; with `approach`, the walls' approach viscosity
-/// (`params.wall_approach_viscosity` > 0); `rows` and `lists` as for sph.density.
+/// (`params.wall_approach_viscosity` > 0), relative to each wall particle's velocity with
+/// `moving` (a scene with moving solids); `rows` and `lists` as for sph.density.
 pub(crate) fn new(
     device: &wgpu::Device,
     cfg: KernelConfig,
@@ -25,12 +26,14 @@ pub(crate) fn new(
     mode: Mode,
     lists: bool,
     approach: bool,
+    moving: bool,
 ) -> Result<Pass<Walk>, KernelError> {
     let constants = [
         ("ROWS", shader::flag(rows)),
         ("PRESSURE", shader::flag(mode != Mode::ViscousOnly)),
         ("NO_SLIP", shader::flag(mode == Mode::PressureNoSlip)),
         ("WALL_APPROACH", shader::flag(approach)),
+        ("MOVING", shader::flag(moving)),
         super::list_constant(lists),
     ];
     Pass::new(device, &shader::FORCE, cfg, &constants)

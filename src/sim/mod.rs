@@ -11,6 +11,7 @@ pub(crate) mod force;
 pub mod instruments;
 pub(crate) mod integrate;
 pub mod layout;
+pub mod motion;
 pub mod params;
 pub(crate) mod profiler;
 pub(crate) mod readback;
@@ -146,6 +147,8 @@ crate::passes! {
         sort_cells: Pass<sort_cells::Ranks>,
         rank_free: Pass,
         reorder: Pass,
+        /// A simulation with moving solids (runs first in the step).
+        move_solids: Option<Pass>,
         density: Pass<Walk>,
         wall_pressure: Pass<Walk>,
         force: Pass<Walk>,
@@ -161,9 +164,16 @@ crate::passes! {
 impl Passes {
     /// Builds every pipeline, turning a shader or pipeline the device rejects into an error
     /// here rather than a logged one at the first dispatch.
-    fn checked(device: &wgpu::Device, o: &SimOptions, params: &SimParams, lists: bool, emitters: bool) -> Result<Self, SimError> {
+    fn checked(
+        device: &wgpu::Device,
+        o: &SimOptions,
+        params: &SimParams,
+        lists: bool,
+        emitters: bool,
+        moving: bool,
+    ) -> Result<Self, SimError> {
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let passes = Self::new(device, o, params, lists, emitters);
+        let passes = Self::new(device, o, params, lists, emitters, moving);
         match pollster::block_on(scope.pop()) {
             Some(e) => Err(SimError::Pipeline(e.to_string())),
             None => Ok(passes?),
@@ -171,8 +181,16 @@ impl Passes {
     }
 
     /// The pipelines for `params`' solver and walls (DFSPH's passes; the no-slip terms), with
-    /// or without the neighbour lists ([`Fixed::lists`]) and the emitters' passes; not bound.
-    fn new(device: &wgpu::Device, o: &SimOptions, params: &SimParams, lists: bool, emitters: bool) -> Result<Self, KernelError> {
+    /// or without the neighbour lists ([`Fixed::lists`]), the emitters' passes and the moving
+    /// solids' pass and terms; not bound.
+    fn new(
+        device: &wgpu::Device,
+        o: &SimOptions,
+        params: &SimParams,
+        lists: bool,
+        emitters: bool,
+        moving: bool,
+    ) -> Result<Self, KernelError> {
         let cfg = o.kernel_config();
         let rows = o.order == CellOrder::Linear;
         let dfsph = params.solver == params::SOLVER_DFSPH;
@@ -189,9 +207,10 @@ impl Passes {
             sort_cells: sort_cells::new(device, cfg)?,
             rank_free: sort_cells::rank_free(device, cfg)?,
             reorder: reorder::new(device, cfg)?,
+            move_solids: if moving { Some(wall_pressure::solids_move(device, cfg)?) } else { None },
             density: density::new(device, cfg, rows, lists)?,
-            wall_pressure: wall_pressure::new(device, cfg, rows, no_slip)?,
-            force: force::new(device, cfg, rows, force_mode, lists, params.wall_approach_viscosity > 0.0)?,
+            wall_pressure: wall_pressure::new(device, cfg, rows, no_slip, moving)?,
+            force: force::new(device, cfg, rows, force_mode, lists, params.wall_approach_viscosity > 0.0, moving)?,
             integrate: integrate::new(device, cfg)?,
             time_step: time_step::new(device, cfg)?,
             emit: if emitters { Some(emit::EmitPasses::new(device, cfg)?) } else { None },
@@ -237,6 +256,11 @@ fn named(cells: &CellBuffers, f: &Fixed, c: usize) -> Named {
         .add("acc_in", &f.acc)
         .add("wet", &f.wet)
         .add("wall_normal", &f.wall_normal)
+        .add("rest", &f.moving.rest)
+        .add("rest_normal", &f.moving.rest_normal)
+        .add("wall_motion", &f.moving.wall_motion)
+        .add("bodies", &f.moving.bodies)
+        .add("motion_keys", &f.moving.keys)
         .add("nb_list", &f.nb_list)
         .add("nb_count", &f.nb_count)
         .add("reduce", &f.reduce)
@@ -293,8 +317,40 @@ struct Fixed {
     emit: Option<emit::EmitPoints>,
     /// sim.time_step's reduction words.
     reduce: wgpu::Buffer,
+    /// The moving solids' records and by-id arrays (placeholders without them).
+    moving: MovingBuffers,
     /// A DFSPH simulation's arrays and control words.
     dfsph: Option<dfsph::DfsphBuffers>,
+}
+
+/// What solids.move reads and writes: the bodies' motions and keyframes; by particle id the rest
+/// positions (with the body), the rest normals, and each wall particle's velocity and
+/// acceleration (`2 vec4`, zero for walls that do not move). 16-byte placeholders without
+/// moving solids.
+struct MovingBuffers {
+    bodies: wgpu::Buffer,
+    keys: wgpu::Buffer,
+    rest: wgpu::Buffer,
+    rest_normal: wgpu::Buffer,
+    wall_motion: wgpu::Buffer,
+}
+
+impl MovingBuffers {
+    fn new(device: &wgpu::Device, k: &motion::Kinematics, n: u64) -> Self {
+        let moving = !k.is_empty();
+        let size = |bytes: u64| if moving { bytes.max(16) } else { 16 };
+        Self {
+            bodies: shader::storage(
+                device,
+                "solids.bodies",
+                size(k.bodies.len() as u64 * std::mem::size_of::<motion::BodyMotion>() as u64),
+            ),
+            keys: shader::storage(device, "solids.keys", size(k.keys.len() as u64 * 16)),
+            rest: shader::storage(device, "solids.rest", size(n * 16)),
+            rest_normal: shader::storage(device, "solids.rest_normal", size(n * 16)),
+            wall_motion: shader::storage(device, "solids.wall_motion", size(n * 32)),
+        }
+    }
 }
 
 /// Begins a labelled compute pass, with timestamps when profiling is on.
@@ -379,7 +435,8 @@ impl Sim {
         let is_dfsph = params.solver == params::SOLVER_DFSPH;
         // the walls' approach viscosity (docs/PHYSICS.md, "Walls")
         let approach = params.wall_approach_viscosity > 0.0;
-        let passes = Passes::checked(device, &options, &params, lists, !state.emitters.is_empty())?;
+        let moving = !state.kinematics.is_empty();
+        let passes = Passes::checked(device, &options, &params, lists, !state.emitters.is_empty(), moving)?;
         // every allocation inside one scope: memory the device does not have is an error here
         // (buffers are created unmapped and written after the scope, never mapped while invalid)
         let (fixed, cells) = out_of_memory_scope(device, || -> Result<_, KernelError> {
@@ -393,7 +450,7 @@ impl Sim {
                 }),
                 sets: [ParticleSet::new(device, "particles.a", n as u64), ParticleSet::new(device, "particles.b", n as u64)],
                 acc: shader::storage(device, "sim.acc", n as u64 * 16),
-                wall_normal: shader::storage(device, "sim.wall_normal", if approach { n as u64 * 16 } else { 16 }),
+                wall_normal: shader::storage(device, "sim.wall_normal", if approach || moving { n as u64 * 16 } else { 16 }),
                 wet: shader::storage(device, "sim.wet", n as u64 * 4),
                 nb_list: shader::storage(device, "sim.nb_list", if lists { n as u64 * 4 * NEIGHBOUR_LIST_MAX as u64 } else { 16 }),
                 nb_count: shader::storage(device, "sim.nb_count", if lists { n as u64 * 4 } else { 16 }),
@@ -405,6 +462,7 @@ impl Sim {
                 emit_buffers: emit::EmitBuffers::new(device, &passes.scan, &state.emitters, state.step, n)?,
                 emit: None,
                 reduce: shader::storage(device, "sim.time_step.reduce", time_step::REDUCE_BYTES),
+                moving: MovingBuffers::new(device, &state.kinematics, n as u64),
                 dfsph: is_dfsph.then(|| dfsph::DfsphBuffers::new(device, n as u64)),
             };
             let cells = CellBuffers::new(device, &passes.scan, layout)?;
@@ -418,7 +476,25 @@ impl Sim {
         for set in &fixed.sets {
             set.write(&gpu.queue, &state.pos_mass, &state.vel_rho, &ids);
         }
-        if approach {
+        if moving {
+            // the normals of the solids at rest (a resumed state has them moved), which
+            // solids.move turns with them
+            let k = &state.kinematics;
+            let mut at_rest = state.pos_mass.clone();
+            for (id, p) in at_rest.iter_mut().enumerate() {
+                if k.body_of[id] != 0 {
+                    p[..3].copy_from_slice(&k.rest[id]);
+                }
+            }
+            let normals = walls::wall_normals(&at_rest, state.params.h);
+            gpu.queue.write_buffer(&fixed.wall_normal, 0, bytemuck::cast_slice(&normals));
+            gpu.queue.write_buffer(&fixed.moving.rest_normal, 0, bytemuck::cast_slice(&normals));
+            gpu.queue.write_buffer(&fixed.moving.rest, 0, bytemuck::cast_slice(&k.rest_words()));
+            gpu.queue.write_buffer(&fixed.moving.bodies, 0, bytemuck::cast_slice(&k.bodies));
+            if !k.keys.is_empty() {
+                gpu.queue.write_buffer(&fixed.moving.keys, 0, bytemuck::cast_slice(&k.keys));
+            }
+        } else if approach {
             let normals = walls::wall_normals(&state.pos_mass, state.params.h);
             gpu.queue.write_buffer(&fixed.wall_normal, 0, bytemuck::cast_slice(&normals));
         }
@@ -566,7 +642,14 @@ impl Sim {
             None
         };
         let fresh_passes = if pipelines_changed {
-            Some(Passes::checked(&self.device, &options, &self.params, self.fixed.lists, self.fixed.emit.is_some())?)
+            Some(Passes::checked(
+                &self.device,
+                &options,
+                &self.params,
+                self.fixed.lists,
+                self.fixed.emit.is_some(),
+                self.passes.move_solids.is_some(),
+            )?)
         } else {
             None
         };
@@ -654,6 +737,9 @@ impl Sim {
         let reorder = self.reorders_next();
         encoder.push_debug_group("sim.step");
 
+        if let Some(m) = &self.passes.move_solids {
+            m.record(&mut begin(encoder, &mut self.profiler, m.label(), step), self.cur, n, shader::Single, md);
+        }
         let c = self.record_grid(encoder, step, reorder);
         let Self { passes: p, profiler: prof, fixed, params, .. } = self;
         let walk = Walk::after(reorder);

@@ -22,6 +22,7 @@ impl ShaderSource {
     }
 }
 
+pub(crate) const SOLIDS_MOVE: ShaderSource = ShaderSource { label: "solids.move", file: "solids_move" };
 pub const COUNT: ShaderSource = ShaderSource { label: "grid.count", file: "count" };
 pub(crate) const SCAN: ShaderSource = ShaderSource { label: "grid.scan", file: "scan" };
 pub(crate) const SCATTER: ShaderSource = ShaderSource { label: "grid.scatter", file: "scatter" };
@@ -50,7 +51,8 @@ pub(crate) const COPY: ShaderSource = ShaderSource { label: "baseline.copy", fil
 /// the panel's rows and the benchmark's columns.
 /// A WCSPH step records density, wall pressure, force; a DFSPH step factor, the divergence
 /// solve, force (viscosity and gravity), predict and the pressure solve.
-pub(crate) const STEP: [ShaderSource; 17] = [
+pub(crate) const STEP: [ShaderSource; 18] = [
+    SOLIDS_MOVE,
     COUNT,
     SCAN,
     SCATTER,
@@ -71,7 +73,8 @@ pub(crate) const STEP: [ShaderSource; 17] = [
 ];
 
 /// Every compute shader, for the validation test.
-pub const ALL: [ShaderSource; 23] = [
+pub const ALL: [ShaderSource; 24] = [
+    SOLIDS_MOVE,
     DFSPH_STORE,
     DFSPH_FACTOR,
     DFSPH_DIVERGENCE,
@@ -269,9 +272,21 @@ mod tests {
     #[test]
     fn a_wrong_missing_or_repeated_name_is_an_error_that_names_it() {
         let b = reflected(&FORCE);
-        let good =
-            ["params", "cell_lut", "cell_start", "sorted", "pos_mass", "vel_rho", "acc_out", "ids", "wall_normal", "nb_list", "nb_count"];
-        assert_eq!(match_names("sph.force", &b, &good).unwrap(), [0, 1, 2, 3, 4, 5, 6, 7, 8, 14, 15]);
+        let good = [
+            "params",
+            "cell_lut",
+            "cell_start",
+            "sorted",
+            "pos_mass",
+            "vel_rho",
+            "acc_out",
+            "ids",
+            "wall_normal",
+            "wall_motion",
+            "nb_list",
+            "nb_count",
+        ];
+        assert_eq!(match_names("sph.force", &b, &good).unwrap(), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 14, 15]);
         // any order: numbers follow the names
         assert_eq!(
             match_names(
@@ -280,6 +295,7 @@ mod tests {
                 &[
                     "nb_count",
                     "nb_list",
+                    "wall_motion",
                     "wall_normal",
                     "ids",
                     "acc_out",
@@ -292,14 +308,14 @@ mod tests {
                 ]
             )
             .unwrap(),
-            [15, 14, 8, 7, 6, 5, 4, 3, 2, 1, 0]
+            [15, 14, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0]
         );
         let mut typo = good;
         typo[5] = "vel_rh";
         let e = match_names("sph.force", &b, &typo).unwrap_err();
         assert!(matches!(&e, KernelError::UnknownName { name, .. } if name == "vel_rh"), "{e}");
         assert!(e.to_string().contains("`vel_rho`"), "lists what the shader binds: {e}");
-        let e = match_names("sph.force", &b, &good[..10]).unwrap_err();
+        let e = match_names("sph.force", &b, &good[..11]).unwrap_err();
         assert_eq!(e, KernelError::MissingName { label: "sph.force".into(), name: "nb_count".into() });
         let mut twice = good.to_vec();
         twice.push("params");

@@ -2,6 +2,7 @@
 //! were made (a scene's setup, a test's hand-built pair).
 
 use super::emit::Emitters;
+use super::motion::Kinematics;
 use super::params::SimParams;
 use glam::Vec3;
 
@@ -27,6 +28,9 @@ pub struct InitialState {
     /// The simulated time this state is at, s (0, or a checkpoint's): an adaptive step's clock
     /// starts from it.
     pub time: f64,
+    /// The solids that move, and their boundary particles' rest positions (none: no
+    /// solids.move pass).
+    pub kinematics: Kinematics,
 }
 
 impl InitialState {

@@ -3,8 +3,16 @@
 
 use super::shader::{self, KernelConfig, KernelError, Pass, Walk};
 
-/// With `no_slip` the wall particles also take the fluid's extrapolated velocity (an override
-/// constant: free slip does not pay for it).
-pub(crate) fn new(device: &wgpu::Device, cfg: KernelConfig, rows: bool, no_slip: bool) -> Result<Pass<Walk>, KernelError> {
-    Pass::new(device, &shader::WALL_PRESSURE, cfg, &[("ROWS", shader::flag(rows)), ("NO_SLIP", shader::flag(no_slip))])
+/// With `no_slip` the wall particles also take the fluid's extrapolated velocity; with `moving`
+/// (a scene with moving solids) each wall particle's own velocity and acceleration from
+/// solids.move enter (override constants: a scene pays only for what it uses).
+pub(crate) fn new(device: &wgpu::Device, cfg: KernelConfig, rows: bool, no_slip: bool, moving: bool) -> Result<Pass<Walk>, KernelError> {
+    let constants = [("ROWS", shader::flag(rows)), ("NO_SLIP", shader::flag(no_slip)), ("MOVING", shader::flag(moving))];
+    Pass::new(device, &shader::WALL_PRESSURE, cfg, &constants)
+}
+
+/// solids.move: the boundary particles of moving solids to their pose at the start of the step
+/// (`shaders/solids_move.wgsl`).
+pub(crate) fn solids_move(device: &wgpu::Device, cfg: KernelConfig) -> Result<Pass, KernelError> {
+    Pass::new(device, &shader::SOLIDS_MOVE, cfg, &[])
 }

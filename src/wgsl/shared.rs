@@ -268,6 +268,53 @@ const _: () = assert!(std::mem::size_of::<EmitState>() == 16 + 4 * 4 * MAX_EMITT
 
 wgsl_struct! {
     #[wgsl(storage)]
+    /// The prescribed motion of one moving solid as the GPU evaluates it (`bodies` in
+    /// solids.move, `body_pose` in `shaders/motion.wgsl`; docs/PHYSICS.md, "Moving solids"). Its
+    /// pose at time t: `x = pivot + T(τ) + R(θ(τ)) (x0 − pivot)` with `τ = clamp(t − start, 0,
+    /// end − start)`, R the rotation by θ about `axis`.
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+    pub struct BodyMotion {
+        /// The point the rotation turns about, in the scene's frame at rest.
+        pub pivot: [f32; 3],
+        /// Simulated time the motion starts, s.
+        pub start: f32,
+        /// Unit axis of the rotation.
+        pub axis: [f32; 3],
+        /// Simulated time the motion ends (the pose holds after it), s; f32::MAX: never.
+        pub end: f32,
+        /// Translation sine: amplitude vector, m.
+        pub amplitude: [f32; 3],
+        /// Translation sine: period, s.
+        pub period: f32,
+        /// [`TRANSLATION_NONE`], [`TRANSLATION_SINE`] or [`TRANSLATION_KEYS`].
+        pub translation: u32,
+        /// [`ROTATION_NONE`], [`ROTATION_SPIN`], [`ROTATION_SINE`] or [`ROTATION_KEYS`].
+        pub rotation: u32,
+        /// 1: the keyframes of the translation (rotation) are joined by cubic Hermite curves
+        /// (Catmull–Rom tangents, zero at the ends); 0: by straight segments.
+        pub smooth_translation: u32,
+        pub smooth_rotation: u32,
+        /// Translation sine: phase, rad.
+        pub phase: f32,
+        /// Rotation: the sine's amplitude (rad), or the spin's angular speed (rad/s).
+        pub angle: f32,
+        /// Rotation sine: period, s, and phase, rad.
+        pub angle_period: f32,
+        pub angle_phase: f32,
+        /// Keyframes of the translation: `keys[first .. first + count]`, each `(τ, x, y, z)`;
+        /// of the rotation: each `(τ, θ, 0, 0)`, θ in rad.
+        pub translation_first: u32,
+        pub translation_count: u32,
+        pub rotation_first: u32,
+        pub rotation_count: u32,
+    }
+}
+
+const _: () = assert!(std::mem::size_of::<BodyMotion>() == 96);
+
+wgsl_struct! {
+    #[wgsl(storage)]
     /// Diagnostic words the GPU writes (`diag` buffer), in this order. The shaders bind them as
     /// `array<atomic<u32>, DIAG_WORDS>` and name each word by the constant the `diagnostics`
     /// module generates from its field (`DIAG_MAX_PER_CELL` = 0, …, `DIAG_SOLVER_ERROR`).
@@ -330,6 +377,33 @@ fn emit_module() -> String {
     format!("const MAX_EMITTERS: u32 = {MAX_EMITTERS}u;\n\n{}\n{}", EmitterGpu::wgsl(), EmitState::wgsl())
 }
 
+/// The kinds of motion ([`BodyMotion::translation`], [`BodyMotion::rotation`]).
+pub const TRANSLATION_NONE: u32 = 0;
+pub const TRANSLATION_SINE: u32 = 1;
+pub const TRANSLATION_KEYS: u32 = 2;
+pub const ROTATION_NONE: u32 = 0;
+pub const ROTATION_SPIN: u32 = 1;
+pub const ROTATION_SINE: u32 = 2;
+pub const ROTATION_KEYS: u32 = 3;
+
+fn motion_module() -> String {
+    let mut out = String::new();
+    for (name, v) in [
+        ("TRANSLATION_NONE", TRANSLATION_NONE),
+        ("TRANSLATION_SINE", TRANSLATION_SINE),
+        ("TRANSLATION_KEYS", TRANSLATION_KEYS),
+        ("ROTATION_NONE", ROTATION_NONE),
+        ("ROTATION_SPIN", ROTATION_SPIN),
+        ("ROTATION_SINE", ROTATION_SINE),
+        ("ROTATION_KEYS", ROTATION_KEYS),
+    ] {
+        out.push_str(&format!("const {name}: u32 = {v}u;\n"));
+    }
+    out.push('\n');
+    out.push_str(&BodyMotion::wgsl());
+    out
+}
+
 /// The diagnostics words' indices (`DIAG_` and the field's name in capitals) and their count,
 /// for shaders that bind `diag` as an array of atomics.
 fn diagnostics_module() -> String {
@@ -352,6 +426,7 @@ pub(crate) const MODULES: &[(&str, super::Generated)] = &[
     ("emit_structs", emit_module),
     ("diagnostics", diagnostics_module),
     ("scan_params", one::<ScanParams>),
+    ("motion_structs", motion_module),
 ];
 
 /// Every shared struct's layout, with the module that declares it (what tests compare with
@@ -365,5 +440,6 @@ pub fn layouts() -> Vec<(&'static str, super::structs::Layout)> {
         ("emit_structs", EmitState::layout()),
         ("diagnostics", Diagnostics::layout()),
         ("scan_params", ScanParams::layout()),
+        ("motion_structs", BodyMotion::layout()),
     ]
 }

@@ -205,6 +205,25 @@ fn adaptive_time_step_and_dfsph_settings() {
     assert_invalid("dfsph_tolerance_zero.ron", "physics.dfsph.tolerance", "[0.00001, 0.1]");
 }
 
+/// Moving solids: the solver, keyframes in order, an axis, a path inside the domain, a speed
+/// below a tenth of the speed of sound.
+#[test]
+fn bad_motions() {
+    assert_invalid("motion_dfsph.ron", "solids[0].motion", "physics.solver WCSPH");
+    assert_invalid("motion_keys_unordered.ron", "solids[0].motion.translation.keys[2].0", "(1, 1000000] s (after the key before it)");
+    assert_invalid("motion_zero_axis.ron", "solids[0].motion.rotation.axis", "a direction (not zero)");
+    let (_, shown) = load_bad("motion_leaves_domain.ron");
+    assert!(
+        shown.contains("solids[0].motion = a motion that takes the solid's corner") && shown.contains("inside the domain and its walls"),
+        "{shown}"
+    );
+    let (_, shown) = load_bad("motion_too_fast.ron");
+    assert!(
+        shown.contains("solids[0].motion = a motion that moves the solid at") && shown.contains("0.1 of the speed of sound"),
+        "{shown}"
+    );
+}
+
 #[test]
 fn every_bad_scene_is_tested() {
     let names: Vec<String> =
@@ -225,6 +244,11 @@ fn every_bad_scene_is_tested() {
         "fluid_mesh_overlap.ron",
         "inward_mesh.ron",
         "missing_mesh.ron",
+        "motion_dfsph.ron",
+        "motion_keys_unordered.ron",
+        "motion_leaves_domain.ron",
+        "motion_too_fast.ron",
+        "motion_zero_axis.ron",
         "negative_spacing.ron",
         "open_face_twice.ron",
         "open_fluid_mesh.ron",

@@ -9,6 +9,7 @@ mod bodies;
 mod export;
 mod flow;
 mod grid;
+mod moving;
 mod reliability;
 mod scenes;
 mod shaders;

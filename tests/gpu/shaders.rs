@@ -183,7 +183,10 @@ fn probe(module: &str, layout: &Layout) -> String {
 fn every_shared_struct_has_the_rust_layout_in_wgsl() {
     let layouts = wgsl::shared::layouts();
     let names: Vec<&str> = layouts.iter().map(|(_, l)| l.rust_name).collect();
-    assert_eq!(names, ["SimParams", "FrameUniforms", "SurfaceUniforms", "EmitterGpu", "EmitState", "Diagnostics", "ScanParams"]);
+    assert_eq!(
+        names,
+        ["SimParams", "FrameUniforms", "SurfaceUniforms", "EmitterGpu", "EmitState", "Diagnostics", "ScanParams", "BodyMotion"]
+    );
     for (module, layout) in &layouts {
         assert!(layout.members.len() >= 4, "{}: {:?}", layout.rust_name, layout.members);
         let text = probe(module, layout);
