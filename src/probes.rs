@@ -25,6 +25,8 @@ pub(crate) struct ProbeSetup {
     pub gauges: Vec<f64>,
     /// (x, z) positions of the point water-height gauges (m).
     pub point_gauges: Vec<[f64; 2]>,
+    /// (x, z) positions of the free-surface gauges (m): [`surface_elevation`].
+    pub surface_gauges: Vec<[f64; 2]>,
 }
 
 impl ProbeSetup {
@@ -40,7 +42,15 @@ impl ProbeSetup {
             domain_max: v(params.domain_max),
             gauges: gauges.iter().map(|&g| g as f64).collect(),
             point_gauges: Vec::new(),
+            surface_gauges: Vec::new(),
         }
+    }
+
+    /// With free-surface gauges at these (x, z) positions (their columns follow the point
+    /// gauges').
+    pub(crate) fn with_surface_gauges(mut self, points: &[[f32; 2]]) -> Self {
+        self.surface_gauges = points.iter().map(|g| [g[0] as f64, g[1] as f64]).collect();
+        self
     }
 
     /// With point gauges at these (x, z) positions (their columns follow the slab gauges').
@@ -51,7 +61,12 @@ impl ProbeSetup {
 
     /// The columns of the gauges' heights: `x{x}` for a slab, `x{x}_z{z}` for a point.
     pub(crate) fn gauge_names(&self) -> Vec<String> {
-        self.gauges.iter().map(|g| format!("x{g}")).chain(self.point_gauges.iter().map(|[x, z]| format!("x{x}_z{z}"))).collect()
+        self.gauges
+            .iter()
+            .map(|g| format!("x{g}"))
+            .chain(self.point_gauges.iter().map(|[x, z]| format!("x{x}_z{z}")))
+            .chain(self.surface_gauges.iter().map(|[x, z]| format!("surface_x{x}_z{z}")))
+            .collect()
     }
 
     /// Tait pressure with negative pressure clamped away (docs/PHYSICS.md).
@@ -310,6 +325,7 @@ pub(crate) fn measure(setup: &ProbeSetup, p: &Particles, step: u64, time: f64) -
     row.front = front(setup, p);
     row.gauges = setup.gauges.iter().map(|&g| gauge_height(setup, p, g)).collect();
     row.gauges.extend(setup.point_gauges.iter().map(|&[x, z]| point_gauge_height(setup, p, x, z)));
+    row.gauges.extend(setup.surface_gauges.iter().map(|&[x, z]| surface_elevation(setup, p, x, z)));
     row
 }
 
@@ -369,6 +385,38 @@ pub(crate) fn point_gauge_height(setup: &ProbeSetup, p: &Particles, x: f64, z: f
     }
     let count = fluid(p).filter(|(q, ..)| q[0] >= x0 && q[0] < x1 && q[2] >= z0 && q[2] < z1).count();
     count as f64 * setup.particle_volume() / ((x1 - x0) * (z1 - z0))
+}
+
+/// The free surface above the point (x, z) of the floor: the highest y on the vertical line
+/// through it where the fluid's kernel sum `c(y) = Σ_j (m_j/ρ0) W(|(x, y, z) − x_j|)` is ½
+/// (1 inside the fluid's lattice at rest, 0 in air; the threshold of DualSPHysics's free-surface
+/// gauge), measured from the domain's floor; `c` is sampled every s/8 down from h above the
+/// highest fluid particle within h of the line and the crossing interpolated linearly. 0 where
+/// no fluid is within h of the line. Unlike [`point_gauge_height`], which counts the particles
+/// of a column, it does not jump when a lattice plane of particles crosses the column's side.
+pub(crate) fn surface_elevation(setup: &ProbeSetup, p: &Particles, x: f64, z: f64) -> f64 {
+    let h = setup.h;
+    let rho0 = setup.rest_density;
+    let near: Vec<([f64; 3], f64)> =
+        fluid(p).filter(|(q, ..)| (q[0] - x).abs() < h && (q[2] - z).abs() < h).map(|(q, m, ..)| (q, m / rho0)).collect();
+    let Some(top) = near.iter().map(|(q, _)| q[1]).reduce(f64::max) else { return 0.0 };
+    let kernel = |r: f64| crate::physics::cubic_w(r, h);
+    let c =
+        |y: f64| near.iter().map(|(q, v)| v * kernel(((q[0] - x).powi(2) + (q[1] - y).powi(2) + (q[2] - z).powi(2)).sqrt())).sum::<f64>();
+    let step = setup.spacing / 8.0;
+    let lo = setup.domain_min[1];
+    let mut y = top + h;
+    let mut above = c(y);
+    while y > lo {
+        let below = c(y - step);
+        if below >= 0.5 {
+            // the crossing between y - step and y
+            let f = if below > above { (below - 0.5) / (below - above) } else { 0.0 };
+            return y - step + f * step - lo;
+        }
+        (y, above) = (y - step, below);
+    }
+    0.0
 }
 
 /// For every fluid particle (in readback order), its depth below the free surface: the top of its
@@ -560,7 +608,44 @@ mod tests {
             domain_max: [4.0, 2.0, 1.0],
             gauges: vec![0.5],
             point_gauges: vec![],
+            surface_gauges: vec![],
         }
+    }
+
+    /// A surface gauge finds the top of a block at rest within a quarter spacing, follows the
+    /// block up exactly, and barely moves when the lattice slides across its line by a fraction
+    /// of a spacing.
+    #[test]
+    fn surface_gauges_find_the_free_surface() {
+        let s = setup();
+        // the mass that gives a particle inside the lattice rest density (as the scene's setup)
+        let mut lattice = 0.0;
+        for k in -2i32..=2 {
+            for j in -2i32..=2 {
+                for i in -2i32..=2 {
+                    lattice += crate::physics::cubic_w(0.1 * ((i * i + j * j + k * k) as f64).sqrt(), s.h);
+                }
+            }
+        }
+        let mass = (s.rest_density / lattice) as f32;
+        let shifted = |dx: f32, dy: f32| {
+            let mut p = block(30, 8, 10);
+            for q in p.pos_mass.iter_mut().filter(|q| q[3] > 0.0) {
+                (q[0], q[1], q[3]) = (q[0] + dx, q[1] + dy, mass);
+            }
+            p
+        };
+        let at_rest = surface_elevation(&s, &shifted(0.0, 0.0), 1.5, 0.5);
+        assert!((at_rest - 0.8).abs() < 0.025, "the block's top is at 0.8 m: {at_rest}");
+        let up = surface_elevation(&s, &shifted(0.0, 0.037), 1.5, 0.5);
+        assert!((up - at_rest - 0.037).abs() < 1e-6, "{up} against {at_rest} + 0.037");
+        let mut most: f64 = 0.0;
+        for k in 1..10 {
+            let p = shifted(0.01 * k as f32, 0.0);
+            most = most.max((surface_elevation(&s, &p, 1.5, 0.5) - at_rest).abs());
+        }
+        assert!(most < 0.005, "the surface moved {most} m with the lattice sliding sideways");
+        assert_eq!(surface_elevation(&s, &shifted(0.0, 0.0), 3.8, 0.5), 0.0, "no fluid within h");
     }
 
     /// A point gauge is the slab gauge's height over a column: a flat block reads its height at

@@ -229,7 +229,9 @@ impl<'a> RunLoop<'a> {
             sim.restore_step_state(s).map_err(|e| anyhow::anyhow!("{scene_label}: {e}"))?;
         }
         let params = *sim.params();
-        let setup = ProbeSetup::new(&params, scene.physics.spacing, &cfg.gauges).with_point_gauges(&cfg.point_gauges);
+        let setup = ProbeSetup::new(&params, scene.physics.spacing, &cfg.gauges)
+            .with_point_gauges(&cfg.point_gauges)
+            .with_surface_gauges(&cfg.surface_gauges);
         let solids = crate::scene::bodies::SolidMask::new(scene);
         let resumed = start.checkpoint().map(|c| c.step);
         let (outputs, rows) = Outputs::open(out, &setup.gauge_names(), !scene.solids.is_empty(), cfg.export.as_ref(), resumed)?;

@@ -87,6 +87,9 @@ pub struct RunSettings {
     /// (x, z) of point gauges (from the scene's probes).
     #[serde(default)]
     pub point_gauges: Vec<[f32; 2]>,
+    /// (x, z) of free-surface gauges (from the scene's probes).
+    #[serde(default)]
+    pub surface_gauges: Vec<[f32; 2]>,
     /// Initial velocities of whole fluid blocks: (block, m/s).
     pub velocities: Vec<(usize, [f32; 3])>,
     /// Fraction of the run at its end over which profile.csv is averaged.
@@ -127,6 +130,7 @@ impl RunSettings {
             every: auto_every(steps),
             gauges: vec![],
             point_gauges: vec![],
+            surface_gauges: vec![],
             velocities: vec![],
             profile_fraction: 0.1,
             checkpoint_every: 0,
@@ -156,6 +160,7 @@ impl RunSettings {
             every,
             gauges,
             point_gauges: scene.probes.point_gauges.clone(),
+            surface_gauges: scene.probes.surface_gauges.clone(),
             velocities: args.velocities.clone(),
             profile_fraction: args.profile_fraction.clamp(0.0, 1.0),
             checkpoint_every: args.checkpoint_every,

@@ -393,6 +393,9 @@ pub struct Probes {
     /// Water-height gauges at a point of the floor: (x, z) positions (m), each a column of
     /// 2h × 2h.
     pub point_gauges: Vec<[f32; 2]>,
+    /// Free-surface gauges at a point of the floor: (x, z) positions (m), each the highest y on
+    /// the vertical line where the fluid's kernel sum is ½ (docs/VALIDATION.md, "Definitions").
+    pub surface_gauges: Vec<[f32; 2]>,
     /// Probe every this many steps (0: `rillet run`'s `--every`, or about 500 probes).
     pub every: u64,
 }

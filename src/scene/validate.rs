@@ -86,6 +86,10 @@ impl Scene {
             v.finite(&format!("probes.point_gauges[{k}][0]"), g[0], "m")?;
             v.finite(&format!("probes.point_gauges[{k}][1]"), g[1], "m")?;
         }
+        for (k, g) in self.probes.surface_gauges.iter().enumerate() {
+            v.finite(&format!("probes.surface_gauges[{k}][0]"), g[0], "m")?;
+            v.finite(&format!("probes.surface_gauges[{k}][1]"), g[1], "m")?;
+        }
         v.finite("physics.spacing", p.spacing, "m")?;
         v.finite("physics.rest_density", p.rest_density, "kg/m³")?;
         match p.pressure {
@@ -323,6 +327,11 @@ impl Scene {
             let inside = format!("x in [{}, {}] m and z in [{}, {}] m (the domain's floor)", dmin[0], dmax[0], dmin[2], dmax[2]);
             let ok = g[0] >= dmin[0] && g[0] <= dmax[0] && g[1] >= dmin[2] && g[1] <= dmax[2];
             v.check(&format!("probes.point_gauges[{k}]"), format!("({}, {})", g[0], g[1]), ok, &inside)?;
+        }
+        for (k, g) in self.probes.surface_gauges.iter().enumerate() {
+            let inside = format!("x in [{}, {}] m and z in [{}, {}] m (the domain's floor)", dmin[0], dmax[0], dmin[2], dmax[2]);
+            let ok = g[0] >= dmin[0] && g[0] <= dmax[0] && g[1] >= dmin[2] && g[1] <= dmax[2];
+            v.check(&format!("probes.surface_gauges[{k}]"), format!("({}, {})", g[0], g[1]), ok, &inside)?;
         }
         v.check("probes.every", self.probes.every, self.probes.every <= 1_000_000_000, "at most 10⁹ steps")?;
         Ok(())
