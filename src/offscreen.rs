@@ -222,7 +222,8 @@ pub(crate) fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -
     let mut renderer = Renderer::new(device, FORMAT);
     let viewport = Viewport { x: 0.0, y: 0.0, width: width as f32, height: height as f32 };
     let settings = view_settings(args, sim.params(), viewport.aspect());
-    renderer.set_solids(device, &scene.solid_triangles());
+    let surfaces = scene.solid_surfaces();
+    renderer.set_solids(device, &surfaces.rest);
     let target = target_texture(device, "render.offscreen", width, height);
     let view = target.create_view(&wgpu::TextureViewDescriptor::default());
     let padded_row = image::padded_row(width);
@@ -246,6 +247,9 @@ pub(crate) fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -
     let mut bar = crate::progress::Progress::new(label, args.frames, !args.quiet).counting("frame");
     // the simulated time a progress line shows: step × dt, unknown on the CPU for an adaptive dt
     let fixed_dt = (!sim.is_adaptive()).then(|| sim.params().dt as f64);
+    // an adaptive run's clock as the last diagnostics read gave it (where the moving solids are
+    // drawn)
+    let mut last_time = 0.0;
     let mut ahead = crate::ahead::OneAhead::new();
     // the run's health, as `rillet run` and the app watch it: the GPU's counters and the fastest
     // particle of every frame, copied out with the frame (read without waiting)
@@ -277,6 +281,12 @@ pub(crate) fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -
         }
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("render.offscreen") });
         sim.record_steps(&mut encoder, args.substeps);
+        if surfaces.moves() {
+            // where the steps leave them: the clock of a fixed dt (with an adaptive one, the
+            // frame's dt is not known here: the last diagnostics read)
+            let t = fixed_dt.map_or(last_time, |dt| (frame * args.substeps as u64) as f64 * dt);
+            renderer.move_solids(&gpu.queue, &surfaces.at(t));
+        }
         let draw = Some((sim.current(), sim.n_particles()));
         if let Some(t) = timer.as_mut() {
             t.start(frame);
@@ -307,6 +317,12 @@ pub(crate) fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -
         frames = frame;
         bar.update(frame, fixed_dt.map_or(f64::NAN, |dt| (frame * args.substeps as u64) as f64 * dt));
         for (done, bytes) in diagnostics.take_ready() {
+            if bytes.len() >= std::mem::size_of::<crate::sim::params::Diagnostics>() {
+                last_time = bytemuck::pod_read_unaligned::<crate::sim::params::Diagnostics>(
+                    &bytes[..std::mem::size_of::<crate::sim::params::Diagnostics>()],
+                )
+                .sim_time();
+            }
             if let Some(f) = watch.judge(done, &bytes, &mut |f| bar.say(&format!("{label}: {f}"))) {
                 blown = Some(f);
                 break 'frames;

@@ -46,6 +46,11 @@ impl SceneView {
         self.renderer.set_solids(&gpu.device, triangles);
     }
 
+    /// The moving solids where they are now (the triangles of [`Self::set_solids`], moved).
+    pub(crate) fn move_solids(&mut self, gpu: &Gpu, triangles: &[[f32; 3]]) {
+        self.renderer.move_solids(&gpu.queue, triangles);
+    }
+
     /// Frames the whole scene again on the next frame.
     pub(crate) fn reframe(&mut self) {
         self.frame_camera = true;

@@ -63,6 +63,10 @@ pub(crate) struct Viewer {
     actions: Vec<Action>,
     steps: u32,
     shot: Option<PathBuf>,
+    /// The scene's solid surfaces, with the moving ones' motions (drawn where they are).
+    surfaces: crate::scene::bodies::SolidSurfaces,
+    /// The simulated time of the last diagnostics read (an adaptive dt's clock).
+    sample_time: f64,
 }
 
 impl Viewer {
@@ -75,7 +79,8 @@ impl Viewer {
         let mut view = SceneView::new(gpu, surface.scene_format, session.driver.sim().params(), [size.width, size.height]);
         view.settings.view = args.view;
         view.settings.surface.environment = args.environment;
-        view.set_solids(gpu, &session.scene.scene.solid_triangles());
+        let surfaces = session.scene.scene.solid_surfaces();
+        view.set_solids(gpu, &surfaces.rest);
         let state = &session.scene.state;
         let header = Report {
             adapter: gpu.describe(),
@@ -103,11 +108,14 @@ impl Viewer {
             actions: Vec::new(),
             steps: 0,
             shot: None,
+            surfaces,
+            sample_time: 0.0,
         })
     }
 
     /// A diagnostics sample arrived: into the log (with its warning, if any) and the report.
     fn arrived(&mut self, s: &DiagSample) {
+        self.sample_time = s.time;
         log::info!(
             "diagnostics of frame {} (step {}, t = {:.4} s, dt {:.2e} s): max per cell {}, overflows {}, wall clamps {} ({:.2} per step), non-finite {}",
             s.frame,
@@ -142,7 +150,8 @@ impl Viewer {
     /// A reload replaced the scene: the view and the title follow.
     fn replaced(&mut self, host: &Host, r: Reloaded) {
         self.view.scene_replaced(self.session.driver.sim().params(), r.domain_changed);
-        self.view.set_solids(host.gpu, &self.session.scene.scene.solid_triangles());
+        self.surfaces = self.session.scene.scene.solid_surfaces();
+        self.view.set_solids(host.gpu, &self.surfaces.rest);
         host.window.set_title(&title(&self.session.scene.title));
         self.restarted();
     }
@@ -269,6 +278,13 @@ impl Content for Viewer {
         // "Export frame": the state after the frame's steps
         self.recorder.record(&host.gpu.device, encoder, self.session.driver.sim());
         let driver = &self.session.driver;
+        if self.surfaces.moves() {
+            // where the frame's steps leave them: a fixed dt's clock, or an adaptive dt's at the
+            // last diagnostics read (up to 60 frames behind)
+            let sim = driver.sim();
+            let t = if sim.is_adaptive() { self.sample_time } else { sim.steps() as f64 * sim.params().dt as f64 };
+            self.view.move_solids(host.gpu, &self.surfaces.at(t));
+        }
         self.view.record(host.gpu, encoder, target, host.surface.size(), driver.sim(), driver.frame());
     }
 

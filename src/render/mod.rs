@@ -345,6 +345,14 @@ impl Renderer {
         self.solids = solids::SolidMesh::new(device, triangles);
     }
 
+    /// The scene's moving solids where they are now: the triangles of [`Self::set_solids`]
+    /// moved (as many).
+    pub fn move_solids(&mut self, queue: &wgpu::Queue, triangles: &[[f32; 3]]) {
+        if let Some(m) = &self.solids {
+            m.update(queue, triangles);
+        }
+    }
+
     fn depth_view(&mut self, device: &wgpu::Device, size: [u32; 2]) -> wgpu::TextureView {
         if let Some((view, s)) = &self.depth
             && *s == size

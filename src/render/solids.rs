@@ -41,9 +41,16 @@ impl SolidMesh {
         let vertices = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("render.solids"),
             contents: bytemuck::cast_slice(triangles),
-            usage: wgpu::BufferUsages::VERTEX,
+            usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
         });
         Some(Self { vertices, count: triangles.len() as u32 })
+    }
+
+    /// The same solids moved (as many triangles as at [`Self::new`]; others are ignored).
+    pub(crate) fn update(&self, queue: &wgpu::Queue, triangles: &[[f32; 3]]) {
+        if triangles.len() as u32 == self.count {
+            queue.write_buffer(&self.vertices, 0, bytemuck::cast_slice(triangles));
+        }
     }
 
     pub(crate) fn draw(&self, pass: &mut wgpu::RenderPass<'_>, pipeline: &wgpu::RenderPipeline) {

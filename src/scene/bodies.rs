@@ -122,8 +122,16 @@ impl Scene {
     /// Every solid's surface as triangles (three positions each), for drawing: a mesh as it is,
     /// a primitive as a fine mesh.
     pub fn solid_triangles(&self) -> Vec<[f32; 3]> {
+        self.solid_surfaces().rest
+    }
+
+    /// Every solid's surface at rest ([`Scene::solid_triangles`]) with the moving solids' parts
+    /// and motions, to draw them where they are at a time ([`SolidSurfaces::at`]).
+    pub fn solid_surfaces(&self) -> SolidSurfaces {
         let mut out = Vec::new();
+        let mut moving = Vec::new();
         for i in 0..self.solids.len() {
+            let first = out.len();
             let mesh = match self.solid_shape(i) {
                 Shape::Mesh(m) => (*m).clone(),
                 Shape::Primitive(p, place) => geometry::primitive_mesh(&p, &place, 48),
@@ -132,8 +140,12 @@ impl Scene {
             for t in &mesh.triangles {
                 out.extend(t.map(|k| mesh.vertices[k as usize].as_vec3().to_array()));
             }
+            let mut keys = Vec::new();
+            if let Some(b) = self.body_motion(i, &mut keys) {
+                moving.push((first..out.len(), b, keys));
+            }
         }
-        out
+        SolidSurfaces { rest: out, moving }
     }
 
     /// The checks that need the shapes (after [`Scene::load_meshes`]).
@@ -323,6 +335,33 @@ fn dedup(mut files: Vec<PathBuf>) -> Vec<PathBuf> {
 /// up to ¾ spacing inside each face, and the shell's particles round every convex edge with that
 /// radius. Fluid resting against that rounded edge lies inside the sharp one (up to about 0.3
 /// spacings below both faces at a box's edge) without having gone through anything.
+/// The solids' surfaces for drawing: the triangles at rest, and for each moving solid its range
+/// of vertices and its motion.
+#[derive(Clone, Debug, Default)]
+pub struct SolidSurfaces {
+    pub rest: Vec<[f32; 3]>,
+    moving: Vec<(std::ops::Range<usize>, crate::sim::motion::BodyMotion, Vec<[f32; 4]>)>,
+}
+
+impl SolidSurfaces {
+    /// Whether any solid moves (then [`Self::at`] differs from the rest).
+    pub fn moves(&self) -> bool {
+        !self.moving.is_empty()
+    }
+
+    /// The triangles with every moving solid at its pose at simulated time `t`.
+    pub fn at(&self, t: f64) -> Vec<[f32; 3]> {
+        let mut out = self.rest.clone();
+        for (range, b, keys) in &self.moving {
+            let pose = crate::sim::motion::pose_at(b, keys, t);
+            for v in &mut out[range.clone()] {
+                *v = pose.apply(DVec3::new(v[0] as f64, v[1] as f64, v[2] as f64)).as_vec3().to_array();
+            }
+        }
+        out
+    }
+}
+
 pub(crate) struct SolidMask {
     solids: Vec<MaskedSolid>,
     depth: f64,
@@ -409,6 +448,29 @@ impl SolidMask {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The surfaces of a scene with a moving solid: the moving one's vertices carried by its
+    /// pose, the still one's left where they are.
+    #[test]
+    fn moving_surfaces_follow_their_pose() {
+        let scene = Scene::parse(
+            "(domain: (min: (0, 0, 0), max: (1, 0.5, 0.5)), fluid: [(min: (0.5, 0, 0), max: (1, 0.2, 0.5))],
+              solids: [Sphere(center: (0.8, 0.4, 0.25), radius: 0.05),
+                       Box(center: (0.2, 0.25, 0.25), size: (0.1, 0.1, 0.1), motion: (translation: Sine(amplitude: (0.05, 0, 0), period: 1.0)))])",
+            "surfaces",
+        )
+        .unwrap();
+        let surfaces = scene.solid_surfaces();
+        assert!(surfaces.moves());
+        let (t, later) = (0.25, surfaces.at(0.25));
+        let n_sphere = later.iter().zip(&surfaces.rest).take_while(|(a, b)| a == b).count();
+        assert!(n_sphere > 100, "the sphere's {n_sphere} vertices first, unmoved");
+        let dx = 0.05 * (std::f64::consts::TAU * t).sin();
+        for (a, b) in later.iter().zip(&surfaces.rest).skip(n_sphere) {
+            assert!(((a[0] - b[0]) as f64 - dx).abs() < 1e-6 && a[1] == b[1] && a[2] == b[2], "{a:?} from {b:?}");
+        }
+        assert_eq!(later.len(), surfaces.rest.len());
+    }
 
     /// The SPHERIC Test 2 obstacle: fluid resting on its back top edge (positions a free-slip run
     /// on the H200 found there, 0.3 spacings below both faces, at ρ0 and under 1.2 m/s) is
