@@ -57,7 +57,7 @@ pub struct FlowTotals {
 }
 
 /// What ran: written as run.json. The settings ([`RunSettings`]) are its top-level fields
-/// `steps`, `every`, `gauges`, `point_gauges`, `velocities`, `profile_fraction`,
+/// `steps`, `every`, `gauges`, `point_gauges`, `surface_gauges`, `velocities`, `profile_fraction`,
 /// `checkpoint_every` (and read as `meta.gauges` through `Deref`), the export's inside `export`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RunMeta {

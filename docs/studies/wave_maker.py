@@ -1,0 +1,51 @@
+# Wave heights of a piston wave-maker run (`rillet run scenes/wave_flume.ron`) against linear
+# wave-maker theory. For each surface gauge of probes.csv, the least-squares fit of
+# c + a cos(wt) + b sin(wt) over whole periods from T1 on (w = 2 pi / T) gives the wave height
+# H = 2 sqrt(a^2 + b^2), which is compared with H/S = 2 (cosh 2kd - 1) / (sinh 2kd + 2kd),
+# w^2 = g k tanh kd (Dean & Dalrymple 1991, section 6.2). Standard library only.
+#   python3 docs/studies/wave_maker.py RUN_DIR PERIOD_S STROKE_M [DEPTH_M=0.4] [T1_S=6] [T2_S=10]
+import csv, math, sys
+
+run, T, S = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+d = float(sys.argv[4]) if len(sys.argv) > 4 else 0.4
+t1 = float(sys.argv[5]) if len(sys.argv) > 5 else 6.0
+t2_max = float(sys.argv[6]) if len(sys.argv) > 6 else 10.0
+g, w = 9.81, 2 * math.pi / T
+
+k = w * w / g
+for _ in range(100):  # Newton on g k tanh(kd) = w^2
+    f = g * k * math.tanh(k * d) - w * w
+    k -= f / (g * math.tanh(k * d) + g * k * d / math.cosh(k * d) ** 2)
+ratio = 2 * (math.cosh(2 * k * d) - 1) / (math.sinh(2 * k * d) + 2 * k * d)
+
+
+def fit(ts, hs):
+    """Least squares for h = c + a cos(wt) + b sin(wt): (c, a, b) and the residual rms."""
+    basis = [[1.0, math.cos(w * t), math.sin(w * t)] for t in ts]
+    m = [[sum(r[i] * r[j] for r in basis) for j in range(3)] for i in range(3)]
+    v = [sum(r[i] * h for r, h in zip(basis, hs)) for i in range(3)]
+    for i in range(3):  # Gauss elimination
+        for j in range(i + 1, 3):
+            f = m[j][i] / m[i][i]
+            m[j] = [a - f * b for a, b in zip(m[j], m[i])]
+            v[j] -= f * v[i]
+    x = [0.0] * 3
+    for i in (2, 1, 0):
+        x[i] = (v[i] - sum(m[i][j] * x[j] for j in range(i + 1, 3))) / m[i][i]
+    res = [h - sum(c * b for c, b in zip(x, r)) for r, h in zip(basis, hs)]
+    return x, math.sqrt(sum(e * e for e in res) / len(res))
+
+
+rows = list(csv.DictReader(open(f"{run}/probes.csv")))
+times = [float(r["time_s"]) for r in rows]
+periods = int((min(t2_max, times[-1]) - t1) / T)
+t2 = t1 + periods * T
+print(f"{run}: T = {T} s, S = {S} m, d = {d} m: k = {k:.3f} 1/m, wavelength {2 * math.pi / k:.3f} m, "
+      f"theory H/S = {ratio:.3f}, H = {100 * ratio * S:.2f} cm; fit over {t1}-{t2:.2f} s ({periods} periods)")
+for col in [c for c in rows[0] if c.startswith("height_m_at_surface_")]:
+    sel = [(t, float(r[col])) for t, r in zip(times, rows) if t1 <= t < t2]
+    (c, a, b), rms = fit([t for t, _ in sel], [h for _, h in sel])
+    H = 2 * math.hypot(a, b)
+    x = col[len("height_m_at_surface_x"):].split("_z")[0]
+    print(f"  x = {x} m: H = {100 * H:.2f} cm, H/S = {H / S:.3f} ({100 * (H / S / ratio - 1):+.1f} % of theory), "
+          f"mean level {c:.4f} m, residual rms {100 * rms:.2f} cm")
