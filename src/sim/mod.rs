@@ -161,19 +161,23 @@ crate::passes! {
     }
 }
 
+/// What a simulation's pipelines are built for besides its options and parameters.
+#[derive(Clone, Copy, Debug)]
+struct Builds {
+    /// The neighbour lists ([`Fixed::lists`]).
+    lists: bool,
+    /// The emitters' passes.
+    emitters: bool,
+    /// solids.move and the moving walls' terms.
+    moving: bool,
+}
+
 impl Passes {
     /// Builds every pipeline, turning a shader or pipeline the device rejects into an error
     /// here rather than a logged one at the first dispatch.
-    fn checked(
-        device: &wgpu::Device,
-        o: &SimOptions,
-        params: &SimParams,
-        lists: bool,
-        emitters: bool,
-        moving: bool,
-    ) -> Result<Self, SimError> {
+    fn checked(device: &wgpu::Device, o: &SimOptions, params: &SimParams, b: Builds) -> Result<Self, SimError> {
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let passes = Self::new(device, o, params, lists, emitters, moving);
+        let passes = Self::new(device, o, params, b);
         match pollster::block_on(scope.pop()) {
             Some(e) => Err(SimError::Pipeline(e.to_string())),
             None => Ok(passes?),
@@ -181,16 +185,9 @@ impl Passes {
     }
 
     /// The pipelines for `params`' solver and walls (DFSPH's passes; the no-slip terms), with
-    /// or without the neighbour lists ([`Fixed::lists`]), the emitters' passes and the moving
-    /// solids' pass and terms; not bound.
-    fn new(
-        device: &wgpu::Device,
-        o: &SimOptions,
-        params: &SimParams,
-        lists: bool,
-        emitters: bool,
-        moving: bool,
-    ) -> Result<Self, KernelError> {
+    /// or without what `b` names; not bound.
+    fn new(device: &wgpu::Device, o: &SimOptions, params: &SimParams, b: Builds) -> Result<Self, KernelError> {
+        let Builds { lists, emitters, moving } = b;
         let cfg = o.kernel_config();
         let rows = o.order == CellOrder::Linear;
         let dfsph = params.solver == params::SOLVER_DFSPH;
@@ -436,7 +433,7 @@ impl Sim {
         // the walls' approach viscosity (docs/PHYSICS.md, "Walls")
         let approach = params.wall_approach_viscosity > 0.0;
         let moving = !state.kinematics.is_empty();
-        let passes = Passes::checked(device, &options, &params, lists, !state.emitters.is_empty(), moving)?;
+        let passes = Passes::checked(device, &options, &params, Builds { lists, emitters: !state.emitters.is_empty(), moving })?;
         // every allocation inside one scope: memory the device does not have is an error here
         // (buffers are created unmapped and written after the scope, never mapped while invalid)
         let (fixed, cells) = out_of_memory_scope(device, || -> Result<_, KernelError> {
@@ -642,14 +639,8 @@ impl Sim {
             None
         };
         let fresh_passes = if pipelines_changed {
-            Some(Passes::checked(
-                &self.device,
-                &options,
-                &self.params,
-                self.fixed.lists,
-                self.fixed.emit.is_some(),
-                self.passes.move_solids.is_some(),
-            )?)
+            let b = Builds { lists: self.fixed.lists, emitters: self.fixed.emit.is_some(), moving: self.passes.move_solids.is_some() };
+            Some(Passes::checked(&self.device, &options, &self.params, b)?)
         } else {
             None
         };

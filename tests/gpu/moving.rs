@@ -25,19 +25,6 @@ const TANK: &str = r#"(
     physics: (spacing: 0.02),
 )"#;
 
-fn options(reorder_interval: u32) -> SimOptions {
-    SimOptions {
-        cell_size: 1.0,
-        capacity: 64,
-        reorder_interval,
-        order: CellOrder::Morton,
-        diagnostics: true,
-        deterministic: false,
-        workgroup_size: 64,
-        shader_checks: false,
-    }
-}
-
 /// 60 steps on the GPU (two submissions, a reorder every 7 steps) against the twin: every
 /// particle within 2e-5 m and 2e-3 m/s, and the moving solids where their motion puts them.
 #[test]
@@ -53,7 +40,9 @@ fn moving_solids_match_the_cpu_twin() {
     for _ in 0..steps {
         cpu.step();
     }
-    let mut sim = common::sim(&state, options(7));
+    // a reorder every 7 steps, in Morton order
+    let options = SimOptions { reorder_interval: 7, order: CellOrder::Morton, ..rillet::scene::setup::sim_options(&scene) };
+    let mut sim = common::sim(&state, options);
     sim.run(25);
     sim.run(steps - 25);
     let g = sim.read_particles().unwrap().by_id();
