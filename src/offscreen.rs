@@ -285,7 +285,9 @@ pub(crate) fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -
             // where the steps leave them: the clock of a fixed dt (with an adaptive one, the
             // frame's dt is not known here: the last diagnostics read)
             let t = fixed_dt.map_or(last_time, |dt| (frame * args.substeps as u64) as f64 * dt);
-            renderer.move_solids(&gpu.queue, &surfaces.at(t));
+            for (first, moved) in surfaces.moved_at(t) {
+                renderer.move_solids(&gpu.queue, first, &moved);
+            }
         }
         let draw = Some((sim.current(), sim.n_particles()));
         if let Some(t) = timer.as_mut() {

@@ -619,15 +619,7 @@ mod tests {
     fn surface_gauges_find_the_free_surface() {
         let s = setup();
         // the mass that gives a particle inside the lattice rest density (as the scene's setup)
-        let mut lattice = 0.0;
-        for k in -2i32..=2 {
-            for j in -2i32..=2 {
-                for i in -2i32..=2 {
-                    lattice += crate::physics::cubic_w(0.1 * ((i * i + j * j + k * k) as f64).sqrt(), s.h);
-                }
-            }
-        }
-        let mass = (s.rest_density / lattice) as f32;
+        let mass = (s.rest_density / crate::physics::lattice_kernel_sum(s.spacing, s.h)) as f32;
         let shifted = |dx: f32, dy: f32| {
             let mut p = block(30, 8, 10);
             for q in p.pos_mass.iter_mut().filter(|q| q[3] > 0.0) {

@@ -46,9 +46,10 @@ impl SceneView {
         self.renderer.set_solids(&gpu.device, triangles);
     }
 
-    /// The moving solids where they are now (the triangles of [`Self::set_solids`], moved).
-    pub(crate) fn move_solids(&mut self, gpu: &Gpu, triangles: &[[f32; 3]]) {
-        self.renderer.move_solids(&gpu.queue, triangles);
+    /// The moving solids where they are now: the vertices of [`Self::set_solids`] from `first`
+    /// on, moved.
+    pub(crate) fn move_solids(&mut self, gpu: &Gpu, first: usize, vertices: &[[f32; 3]]) {
+        self.renderer.move_solids(&gpu.queue, first, vertices);
     }
 
     /// Frames the whole scene again on the next frame.

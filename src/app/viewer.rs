@@ -283,7 +283,9 @@ impl Content for Viewer {
             // last diagnostics read (up to 60 frames behind)
             let sim = driver.sim();
             let t = if sim.is_adaptive() { self.sample_time } else { sim.steps() as f64 * sim.params().dt as f64 };
-            self.view.move_solids(host.gpu, &self.surfaces.at(t));
+            for (first, moved) in self.surfaces.moved_at(t) {
+                self.view.move_solids(host.gpu, first, &moved);
+            }
         }
         self.view.record(host.gpu, encoder, target, host.surface.size(), driver.sim(), driver.frame());
     }

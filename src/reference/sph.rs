@@ -113,13 +113,7 @@ impl RefSim {
     fn with_normals(mut self, state: &InitialState) -> Self {
         let k = &state.kinematics;
         if !k.is_empty() {
-            let mut at_rest = state.pos_mass.clone();
-            for (id, p) in at_rest.iter_mut().enumerate() {
-                if k.body_of[id] != 0 {
-                    p[..3].copy_from_slice(&k.rest[id]);
-                }
-            }
-            self.rest_normals = crate::sim::walls::wall_normals(&at_rest, state.params.h);
+            self.rest_normals = crate::sim::walls::rest_normals(&state.pos_mass, k, state.params.h);
             self.wall_normals = self.rest_normals.clone();
         } else if state.params.wall_approach_viscosity > 0.0 {
             self.wall_normals = crate::sim::walls::wall_normals(&state.pos_mass, state.params.h);

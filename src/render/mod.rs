@@ -345,11 +345,11 @@ impl Renderer {
         self.solids = solids::SolidMesh::new(device, triangles);
     }
 
-    /// The scene's moving solids where they are now: the triangles of [`Self::set_solids`]
-    /// moved (as many).
-    pub fn move_solids(&mut self, queue: &wgpu::Queue, triangles: &[[f32; 3]]) {
+    /// The scene's moving solids where they are now: the vertices of [`Self::set_solids`] from
+    /// `first` on, moved.
+    pub fn move_solids(&mut self, queue: &wgpu::Queue, first: usize, vertices: &[[f32; 3]]) {
         if let Some(m) = &self.solids {
-            m.update(queue, triangles);
+            m.update(queue, first, vertices);
         }
     }
 

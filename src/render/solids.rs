@@ -46,10 +46,10 @@ impl SolidMesh {
         Some(Self { vertices, count: triangles.len() as u32 })
     }
 
-    /// The same solids moved (as many triangles as at [`Self::new`]; others are ignored).
-    pub(crate) fn update(&self, queue: &wgpu::Queue, triangles: &[[f32; 3]]) {
-        if triangles.len() as u32 == self.count {
-            queue.write_buffer(&self.vertices, 0, bytemuck::cast_slice(triangles));
+    /// Vertices `first..` moved to `vertices` (a range past the end is ignored).
+    pub(crate) fn update(&self, queue: &wgpu::Queue, first: usize, vertices: &[[f32; 3]]) {
+        if first + vertices.len() <= self.count as usize && !vertices.is_empty() {
+            queue.write_buffer(&self.vertices, first as u64 * 12, bytemuck::cast_slice(vertices));
         }
     }
 

@@ -349,16 +349,17 @@ impl SolidSurfaces {
         !self.moving.is_empty()
     }
 
-    /// The triangles with every moving solid at its pose at simulated time `t`.
-    pub fn at(&self, t: f64) -> Vec<[f32; 3]> {
-        let mut out = self.rest.clone();
-        for (range, b, keys) in &self.moving {
+    /// Each moving solid at its pose at simulated time `t`: its first vertex in [`Self::rest`]
+    /// and its vertices moved (the still solids are not copied).
+    pub fn moved_at(&self, t: f64) -> impl Iterator<Item = (usize, Vec<[f32; 3]>)> + '_ {
+        self.moving.iter().map(move |(range, b, keys)| {
             let pose = crate::sim::motion::pose_at(b, keys, t);
-            for v in &mut out[range.clone()] {
-                *v = pose.apply(DVec3::new(v[0] as f64, v[1] as f64, v[2] as f64)).as_vec3().to_array();
-            }
-        }
-        out
+            let moved = self.rest[range.clone()]
+                .iter()
+                .map(|v| pose.apply(DVec3::new(v[0] as f64, v[1] as f64, v[2] as f64)).as_vec3().to_array())
+                .collect();
+            (range.start, moved)
+        })
     }
 }
 
@@ -462,14 +463,16 @@ mod tests {
         .unwrap();
         let surfaces = scene.solid_surfaces();
         assert!(surfaces.moves());
-        let (t, later) = (0.25, surfaces.at(0.25));
-        let n_sphere = later.iter().zip(&surfaces.rest).take_while(|(a, b)| a == b).count();
-        assert!(n_sphere > 100, "the sphere's {n_sphere} vertices first, unmoved");
+        let t = 0.25;
+        let moved: Vec<_> = surfaces.moved_at(t).collect();
+        assert_eq!(moved.len(), 1, "one solid moves");
+        let (first, box_now) = &moved[0];
+        assert!(*first > 100, "the sphere's {first} vertices first, not moved");
+        assert_eq!(first + box_now.len(), surfaces.rest.len(), "the box's vertices to the end");
         let dx = 0.05 * (std::f64::consts::TAU * t).sin();
-        for (a, b) in later.iter().zip(&surfaces.rest).skip(n_sphere) {
+        for (a, b) in box_now.iter().zip(&surfaces.rest[*first..]) {
             assert!(((a[0] - b[0]) as f64 - dx).abs() < 1e-6 && a[1] == b[1] && a[2] == b[2], "{a:?} from {b:?}");
         }
-        assert_eq!(later.len(), surfaces.rest.len());
     }
 
     /// The SPHERIC Test 2 obstacle: fluid resting on its back top edge (positions a free-slip run

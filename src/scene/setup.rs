@@ -95,17 +95,7 @@ pub fn build(scene: &Scene) -> InitialState {
 
     // fluid mass: rest density on the infinite lattice, in f64
     let (sd, hd) = (s as f64, h as f64);
-    let reach = (hd / sd).ceil() as i32;
-    let mut lattice_sum = 0.0;
-    for k in -reach..=reach {
-        for j in -reach..=reach {
-            for i in -reach..=reach {
-                let r = sd * ((i * i + j * j + k * k) as f64).sqrt();
-                lattice_sum += cubic_w(r, hd);
-            }
-        }
-    }
-    let mass = (p.rest_density as f64 / lattice_sum) as f32;
+    let mass = (p.rest_density as f64 / crate::physics::lattice_kernel_sum(sd, hd)) as f32;
 
     let mut pos_mass = Vec::new();
     let mut vel_rho = Vec::new();

@@ -477,13 +477,7 @@ impl Sim {
             // the normals of the solids at rest (a resumed state has them moved), which
             // solids.move turns with them
             let k = &state.kinematics;
-            let mut at_rest = state.pos_mass.clone();
-            for (id, p) in at_rest.iter_mut().enumerate() {
-                if k.body_of[id] != 0 {
-                    p[..3].copy_from_slice(&k.rest[id]);
-                }
-            }
-            let normals = walls::wall_normals(&at_rest, state.params.h);
+            let normals = walls::rest_normals(&state.pos_mass, k, state.params.h);
             gpu.queue.write_buffer(&fixed.wall_normal, 0, bytemuck::cast_slice(&normals));
             gpu.queue.write_buffer(&fixed.moving.rest_normal, 0, bytemuck::cast_slice(&normals));
             gpu.queue.write_buffer(&fixed.moving.rest, 0, bytemuck::cast_slice(&k.rest_words()));

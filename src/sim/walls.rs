@@ -59,6 +59,18 @@ pub(crate) fn wall_normals(pos_mass: &[[f32; 4]], h: f32) -> Vec<[f32; 4]> {
     out
 }
 
+/// [`wall_normals`] of a state whose moving solids stand at rest (their rest positions in place
+/// of the positions `pos_mass` has them at): the normals solids.move turns with them.
+pub(crate) fn rest_normals(pos_mass: &[[f32; 4]], k: &super::motion::Kinematics, h: f32) -> Vec<[f32; 4]> {
+    let mut at_rest = pos_mass.to_vec();
+    for (id, p) in at_rest.iter_mut().enumerate() {
+        if k.body_of[id] != 0 {
+            p[..3].copy_from_slice(&k.rest[id]);
+        }
+    }
+    wall_normals(&at_rest, h)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
