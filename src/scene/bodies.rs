@@ -126,7 +126,7 @@ impl Scene {
     }
 
     /// Every solid's surface at rest ([`Scene::solid_triangles`]) with the moving solids' parts
-    /// and motions, to draw them where they are at a time ([`SolidSurfaces::at`]).
+    /// and motions, to draw them where they are at a time ([`SolidSurfaces::moved_at`]).
     pub fn solid_surfaces(&self) -> SolidSurfaces {
         let mut out = Vec::new();
         let mut moving = Vec::new();
@@ -344,7 +344,7 @@ pub struct SolidSurfaces {
 }
 
 impl SolidSurfaces {
-    /// Whether any solid moves (then [`Self::at`] differs from the rest).
+    /// Whether any solid moves (then [`Self::moved_at`] has something to move).
     pub fn moves(&self) -> bool {
         !self.moving.is_empty()
     }
