@@ -4,6 +4,8 @@
 // tau = clamp(t - start, 0, end - start) and t the clock at the start of the step; its normal
 // line is turned by R; its velocity and acceleration (for sph.wall_pressure and sph.force) go to
 // wall_motion by id. Runs before the grid build, so the step sees the solids where they are.
+// A floating body's particles go where its state says (bodies.integrate moved it in the last
+// step): x = c + R(q) (x0 - c0), v = V + w x r, a = A + alpha x r + w x (w x r).
 // The f64 twin is src/sim/motion.rs.
 //
 // #import common
@@ -20,6 +22,8 @@
 @group(0) @binding(10) var<storage, read> bodies: array<BodyMotion>;
 @group(0) @binding(11) var<storage, read> motion_keys: array<vec4<f32>>;
 @group(0) @binding(12) var<storage, read> diag: array<u32, DIAG_WORDS>;
+// by body: a floating body's pose and rates (bodies.integrate's)
+@group(0) @binding(13) var<storage, read> body_state: array<BodyState>;
 
 const TAU: f32 = 6.283185307179586;
 
@@ -89,6 +93,11 @@ fn sine(period: f32, phase: f32, tau: f32) -> vec3<f32> {
     return vec3<f32>(s - sin(phase), w * cos(arg), -w * w * s);
 }
 
+fn quat_rotate(q: vec4<f32>, v: vec3<f32>) -> vec3<f32> {
+    let t = 2.0 * cross(q.xyz, v);
+    return v + q.w * t + cross(q.xyz, t);
+}
+
 fn rotate(v: vec3<f32>, axis: vec3<f32>, angle: f32) -> vec3<f32> {
     let s = sin(angle);
     let c = cos(angle);
@@ -113,6 +122,17 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         return;
     }
     let m = bodies[body - 1u];
+    if m.translation == TRANSLATION_FLOATING {
+        // a floating body: x = c + R(q) (x0 - c0), the centre c0 at rest its pivot
+        let st = body_state[body - 1u];
+        let r = quat_rotate(st.orientation, r0.xyz - m.pivot);
+        let w = st.angular_velocity;
+        pos_mass[i] = vec4<f32>(st.position + r, p.w);
+        wall_normal[id] = vec4<f32>(quat_rotate(st.orientation, rest_normal[id].xyz), 0.0);
+        wall_motion[2u * id] = vec4<f32>(st.velocity + cross(w, r), 0.0);
+        wall_motion[2u * id + 1u] = vec4<f32>(st.acceleration + cross(st.angular_acceleration, r) + cross(w, cross(w, r)), 0.0);
+        return;
+    }
     // the clock at the start of this step: the compensated pair sim.time_step keeps
     let t_hi = bitcast<f32>(diag[DIAG_TIME]);
     let t_lo = bitcast<f32>(diag[DIAG_TIME_LO]);

@@ -6,9 +6,10 @@
 //! u64 · time f64 · particles u32 · fluid u32 · wall clamps u64 · non-finite u64 · outflow u64 ·
 //! emitted u64 · starved u64 · the last step's dt f32 · its solver error f32 · the GPU clock
 //! (time, time_lo) 2 × f32 · warm-start entries u32 (0, or the particle count for DFSPH) ·
-//! reserved u32 · payload bytes u64 · checksum u64 · payload: `pos_mass` (16 B each), `vel_rho`
-//! (16 B each), then for DFSPH the solves' totals `warm_pressure` and `warm_divergence` (4 B
-//! each), all in id order. The step state (dt, solver error, clock, warm start) is what the
+//! moving solids u32 · payload bytes u64 · checksum u64 · payload: `pos_mass` (16 B each),
+//! `vel_rho` (16 B each), then for DFSPH the solves' totals `warm_pressure` and
+//! `warm_divergence` (4 B each), all in id order, then each moving solid's state
+//! ([`crate::sim::motion::BodyState`], 256 B: a floating body's pose and rates). The step state (dt, solver error, clock, warm start) is what the
 //! next step reads besides the particles: an adaptive dt grows from the last one and halves
 //! after an unconverged solve, and DFSPH starts its solves from the last totals, so a resume
 //! continues exactly where the run was. The checksum (FNV-1a) covers every byte after the magic but its own: the header's
@@ -109,6 +110,8 @@ impl Checkpoint {
             payload.extend_from_slice(bytemuck::cast_slice(p));
             payload.extend_from_slice(bytemuck::cast_slice(d));
         }
+        let bodies = self.step_state.as_ref().map_or(&[][..], |s| &s.bodies[..]);
+        payload.extend_from_slice(bytemuck::cast_slice(bodies));
         let mut out = Vec::with_capacity(HEADER + payload.len());
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&VERSION.to_le_bytes());
@@ -134,7 +137,7 @@ impl Checkpoint {
             out.extend_from_slice(&v.to_le_bytes());
         }
         out.extend_from_slice(&(warm.map_or(0, |(p, _)| p.len()) as u32).to_le_bytes());
-        out.extend_from_slice(&0u32.to_le_bytes());
+        out.extend_from_slice(&(bodies.len() as u32).to_le_bytes());
         out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
         out.extend_from_slice(&[0; 8]);
         debug_assert_eq!(out.len(), HEADER);
@@ -166,9 +169,11 @@ impl Checkpoint {
         let f32_at = |o: usize| f32::from_le_bytes(bytes[o..o + 4].try_into().expect("4 bytes"));
         let (last_dt, solver_error, clock) = (f32_at(88), f32_at(92), [f32_at(96), f32_at(100)]);
         let warm_n = u32_at(104) as usize;
+        let n_bodies = u32_at(108) as usize;
+        const BODY: usize = std::mem::size_of::<crate::sim::motion::BodyState>();
         let (len, sum) = (u64_at(112), u64_at(CHECKSUM_AT));
         let payload = &bytes[HEADER..];
-        let expected = n as u64 * 32 + warm_n as u64 * 8;
+        let expected = n as u64 * 32 + warm_n as u64 * 8 + (n_bodies * BODY) as u64;
         if checksum(bytes) != sum
             || payload.len() as u64 != len
             || len != expected
@@ -179,12 +184,14 @@ impl Checkpoint {
             return Err(CheckpointError::Damaged { file });
         }
         let (pos, rest) = payload.split_at(n * 16);
-        let (vel, warm) = rest.split_at(n * 16);
+        let (vel, rest) = rest.split_at(n * 16);
+        let (warm, bodies) = rest.split_at(warm_n * 8);
         let warm = (warm_n > 0).then(|| {
             let (p, d) = warm.split_at(warm_n * 4);
             (bytemuck::pod_collect_to_vec(p), bytemuck::pod_collect_to_vec(d))
         });
-        let step_state = (!last_dt.is_nan()).then_some(StepState { last_dt, solver_error, clock, warm });
+        let bodies = bytemuck::pod_collect_to_vec(bodies);
+        let step_state = (!last_dt.is_nan()).then_some(StepState { last_dt, solver_error, clock, warm, bodies });
         Ok(Self {
             scene_hash,
             step,
@@ -231,6 +238,7 @@ mod tests {
                 solver_error: 2e-4,
                 clock: [0.04, 1e-9],
                 warm: Some((vec![1.0, 2.0], vec![3.0, 4.0])),
+                bodies: vec![crate::sim::motion::BodyState { position: [0.1, 0.2, 0.3], mass: 2.0, ..Default::default() }],
             }),
         }
     }

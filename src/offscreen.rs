@@ -250,6 +250,8 @@ pub(crate) fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -
     // an adaptive run's clock as the last diagnostics read gave it (where the moving solids are
     // drawn)
     let mut last_time = 0.0;
+    // the floating bodies' states, read with the diagnostics (where they are drawn)
+    let mut body_states: Vec<crate::sim::motion::BodyState> = Vec::new();
     let mut ahead = crate::ahead::OneAhead::new();
     // the run's health, as `rillet run` and the app watch it: the GPU's counters and the fastest
     // particle of every frame, copied out with the frame (read without waiting)
@@ -261,8 +263,9 @@ pub(crate) fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -
         substeps: args.substeps,
     };
     let mut blown: Option<crate::health::Finding> = None;
-    let mut diagnostics =
-        Readback::<u64>::new(device, "render.offscreen.diagnostics", std::mem::size_of::<crate::sim::params::Diagnostics>() as u64, 3);
+    // the diagnostics words, then the moving solids' states
+    const DIAG_BYTES: u64 = std::mem::size_of::<crate::sim::params::Diagnostics>() as u64;
+    let mut diagnostics = Readback::<u64>::new(device, "render.offscreen.diagnostics", DIAG_BYTES + sim.bodies_bytes(), 3);
     // hands the frames whose pixels and times have arrived to the writer; false when it stopped
     let take = |pixels: &mut Readback<u64>, timer: &mut Option<FrameTimer>, times: &mut Vec<Vec<f64>>| -> bool {
         if let Some(t) = timer.as_mut() {
@@ -285,7 +288,7 @@ pub(crate) fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -
             // where the steps leave them: the clock of a fixed dt (with an adaptive one, the
             // frame's dt is not known here: the last diagnostics read)
             let t = fixed_dt.map_or(last_time, |dt| (frame * args.substeps as u64) as f64 * dt);
-            for (first, moved) in surfaces.moved_at(t) {
+            for (first, moved) in surfaces.moved_at(t, &body_states) {
                 renderer.move_solids(&gpu.queue, first, &moved);
             }
         }
@@ -304,6 +307,7 @@ pub(crate) fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -
         }
         let dst = diagnostics.reserve(frame).context("the frame's diagnostics staging buffer is still in use")?;
         sim.record_diagnostics_copy(&mut encoder, dst, 0);
+        sim.record_bodies_copy(&mut encoder, dst, DIAG_BYTES);
         let submitted = gpu.queue.submit([encoder.finish()]);
         pixels.submitted();
         diagnostics.submitted();
@@ -324,6 +328,10 @@ pub(crate) fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -
                     &bytes[..std::mem::size_of::<crate::sim::params::Diagnostics>()],
                 )
                 .sim_time();
+            }
+            let bodies_end = (DIAG_BYTES + sim.bodies_bytes()) as usize;
+            if sim.bodies_bytes() > 0 && bytes.len() >= bodies_end {
+                body_states = bytemuck::pod_collect_to_vec(&bytes[DIAG_BYTES as usize..bodies_end]);
             }
             if let Some(f) = watch.judge(done, &bytes, &mut |f| bar.say(&format!("{label}: {f}"))) {
                 blown = Some(f);

@@ -24,6 +24,16 @@ pub(crate) const MAX_ERROR_FACTOR: f32 = 10.0;
 /// Support radius h of the kernel in particle spacings.
 pub(crate) const SUPPORT_OVER_SPACING: f32 = 2.0;
 
+/// The contact penalty between a floating body and any other boundary (docs/PHYSICS.md,
+/// "Floating bodies"): a pair of boundary particles closer than a spacing pushes apart with
+/// `m_c (β δ / dt² + γ u_n / dt)`, at least 0 (δ the overlap, u_n the rate of approach, m_c the body's mass
+/// per boundary particle), so the contact's own frequency ω satisfies ω dt ≤ √β however many
+/// of the body's particles touch, and its damping ratio is √(touching / all) ≤ 1 with
+/// γ = 2√β. Numbers of the integrator, not of a material: the contact is inelastic and
+/// frictionless.
+pub(crate) const CONTACT_STIFFNESS: f32 = 0.04;
+pub(crate) const CONTACT_DAMPING: f32 = 0.4;
+
 /// The cubic spline's normalisation 8 / (π h³) for support radius h.
 pub(crate) fn kernel_norm(h: f64) -> f64 {
     8.0 / (std::f64::consts::PI * h * h * h)

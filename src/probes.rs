@@ -654,7 +654,7 @@ mod tests {
 
     /// A block of `nx × ny × nz` particles at the lattice sites from the origin, plus one wall particle.
     fn block(nx: usize, ny: usize, nz: usize) -> Particles {
-        let mut p = Particles { pos_mass: vec![], vel_rho: vec![], id: vec![], pressure: None };
+        let mut p = Particles { pos_mass: vec![], vel_rho: vec![], id: vec![], pressure: None, bodies: vec![] };
         for k in 0..nz {
             for j in 0..ny {
                 for i in 0..nx {

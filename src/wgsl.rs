@@ -60,6 +60,8 @@ pub const FILES: &[(&str, &str)] = &[
     ("scatter", include_str!("../shaders/scatter.wgsl")),
     ("solids", include_str!("../shaders/solids.wgsl")),
     ("solids_move", include_str!("../shaders/solids_move.wgsl")),
+    ("bodies_force", include_str!("../shaders/bodies_force.wgsl")),
+    ("bodies_integrate", include_str!("../shaders/bodies_integrate.wgsl")),
     ("sort_cells", include_str!("../shaders/sort_cells.wgsl")),
     ("sprites", include_str!("../shaders/sprites.wgsl")),
     ("surface_common", include_str!("../shaders/surface_common.wgsl")),
@@ -88,7 +90,10 @@ fn constants_module() -> String {
          const DFSPH_RELAXATION: f32 = {:?};\n\
          const MIN_PRESSURE_ITERATIONS: u32 = {}u;\n\
          const MIN_DIVERGENCE_ITERATIONS: u32 = {}u;\n\
-         const LIST_MAX: u32 = {}u;\n",
+         const LIST_MAX: u32 = {}u;\n\
+         const SUPPORT_OVER_SPACING: f32 = {:?};\n\
+         const CONTACT_STIFFNESS: f32 = {:?};\n\
+         const CONTACT_DAMPING: f32 = {:?};\n",
         crate::physics::TAIT_GAMMA as f32,
         crate::physics::SOLVER_WCSPH,
         crate::physics::SOLVER_DFSPH,
@@ -101,7 +106,10 @@ fn constants_module() -> String {
         crate::physics::DFSPH_RELAXATION as f32,
         crate::physics::MIN_PRESSURE_ITERATIONS,
         crate::physics::MIN_DIVERGENCE_ITERATIONS,
-        crate::physics::NEIGHBOUR_LIST_MAX
+        crate::physics::NEIGHBOUR_LIST_MAX,
+        crate::physics::SUPPORT_OVER_SPACING,
+        crate::physics::CONTACT_STIFFNESS,
+        crate::physics::CONTACT_DAMPING
     )
 }
 

@@ -100,6 +100,10 @@ pub struct Driver {
     pub steps_total: u64,
     /// The frame the current simulation replaced the previous one (0: the first one).
     replaced_at: u64,
+    /// With moving solids: their states copied out every frame, and the latest that arrived
+    /// (where floating bodies are drawn).
+    bodies: Option<Readback<u64>>,
+    pub body_states: Vec<crate::sim::motion::BodyState>,
 }
 
 impl Driver {
@@ -112,7 +116,10 @@ impl Driver {
             Readback::new(device, "app.readback.timestamps", sim.profile_bytes(), 3)
         });
         let health = Health::new(sim.params());
+        let bodies = (sim.bodies_bytes() > 0).then(|| Readback::new(device, "app.readback.bodies", sim.bodies_bytes(), 3));
         Self {
+            bodies,
+            body_states: Vec::new(),
             health,
             guards: GuardTotals::default(),
             steps_total: 0,
@@ -218,6 +225,11 @@ impl Driver {
                 None => log::warn!("frame {frame}: all diagnostics staging buffers are still in flight; skipping this readback"),
             }
         }
+        if let Some(b) = &mut self.bodies
+            && let Some(dst) = b.reserve(self.generation)
+        {
+            self.sim.record_bodies_copy(encoder, dst, 0);
+        }
         let sim = &mut self.sim;
         if let Some(ts) = &mut self.timestamps {
             if frame.is_multiple_of(TIMESTAMPS_EVERY) && steps > 0 {
@@ -233,6 +245,9 @@ impl Driver {
     /// Asks for the mappings of this frame's copies; call right after the submit.
     pub fn submitted(&mut self) {
         self.diag.submitted();
+        if let Some(b) = &mut self.bodies {
+            b.submitted();
+        }
         if let Some(ts) = &mut self.timestamps {
             ts.submitted();
         }
@@ -245,6 +260,13 @@ impl Driver {
             log::warn!("device poll: {e}");
         }
         let mut arrived = Vec::new();
+        if let Some(b) = &mut self.bodies {
+            for (generation, bytes) in b.take_ready() {
+                if generation == self.generation {
+                    self.body_states = bytemuck::pod_collect_to_vec(&bytes[..self.sim.bodies_bytes() as usize]);
+                }
+            }
+        }
         for (tag, bytes) in self.diag.take_ready() {
             if tag.generation != self.generation {
                 continue;

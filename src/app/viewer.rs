@@ -283,7 +283,7 @@ impl Content for Viewer {
             // last diagnostics read (up to 60 frames behind)
             let sim = driver.sim();
             let t = if sim.is_adaptive() { self.sample_time } else { sim.steps() as f64 * sim.params().dt as f64 };
-            for (first, moved) in self.surfaces.moved_at(t) {
+            for (first, moved) in self.surfaces.moved_at(t, &driver.body_states) {
                 self.view.move_solids(host.gpu, first, &moved);
             }
         }

@@ -41,7 +41,7 @@ pub(crate) fn leaked(p: &Particles, solids: &crate::scene::bodies::SolidMask, ti
         .iter()
         .zip(&p.vel_rho)
         .zip(&p.id)
-        .filter(|((x, _), _)| x[3] > 0.0 && solids.contains_at(glam::DVec3::new(x[0] as f64, x[1] as f64, x[2] as f64), time))
+        .filter(|((x, _), _)| x[3] > 0.0 && solids.contains_at(glam::DVec3::new(x[0] as f64, x[1] as f64, x[2] as f64), time, &p.bodies))
         .map(|((x, v), &id)| Leak { id, x: [x[0], x[1], x[2]], v: [v[0], v[1], v[2]], density: v[3] })
         .collect();
     inside.sort_by_key(|l| l.id);
@@ -272,6 +272,7 @@ mod tests {
             vel_rho: vec![[1.0, 2.0, 3.0, 1001.0]; 5],
             id: vec![7, 1, 2, 3, 4],
             pressure: None,
+            bodies: vec![],
         };
         let inside = leaked(&p, &solids, 0.0);
         assert_eq!(inside.iter().map(|l| l.id).collect::<Vec<_>>(), [4, 7]);

@@ -461,7 +461,7 @@ impl<'a> RunLoop<'a> {
         let (clamps, non_finite) = self.watch.guards.peek(d);
         let mut c = Checkpoint::new(p, self.hash, self.step, time, self.params.n_fluid, clamps, non_finite);
         c.flow = self.watch.flow(d);
-        c.step_state = Some(self.sim.step_state(d)?);
+        c.step_state = Some(self.sim.step_state(d, &p.bodies)?);
         self.outputs.checkpoint(&c)
     }
 

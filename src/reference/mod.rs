@@ -8,12 +8,15 @@
 //! - [`kernel`]: the cubic spline and the Tait equation of state.
 //! - [`sph`]: [`RefSim`], density, forces and symplectic Euler with the non-finite and domain
 //!   guards, the step's dt, state indexed by particle id (never reordered).
+//! - [`bodies`]: the force on moving solids and floating bodies moved (bodies.force,
+//!   bodies.integrate).
 //! - [`dfsph`]: the DFSPH passes (density and factor, the divergence and pressure solves).
 //!
 //! Everything here is plain, single-threaded and allocation-light, and deliberately shares no code
 //! with the GPU path beyond [`SimParams`](crate::sim::params::SimParams), `GridLayout` and the
 //! initial state ([`InitialState`](crate::sim::InitialState), emitters' records included).
 
+pub(crate) mod bodies;
 pub(crate) mod dfsph;
 pub(crate) mod grid;
 pub(crate) mod kernel;
@@ -22,5 +25,6 @@ pub(crate) mod sph;
 pub use grid::{
     RefGrid, all_pairs_neighbours, all_pairs_neighbours_f64, build_grid, build_grid_with_free, cell_list_neighbours, grid_diagnostics,
 };
+pub use bodies::RefBody;
 pub use kernel::{CubicKernel, tait_pressure};
 pub use sph::{RefSim, StepRecord};

@@ -59,6 +59,9 @@ pub struct RefSim {
     pub kinematics: crate::sim::motion::Kinematics,
     pub rest_normals: Vec<[f32; 4]>,
     pub wall_motion: Vec<[[f64; 3]; 2]>,
+    /// Each moving solid's state ([`super::bodies`]): a floating body's pose and rates, and
+    /// the force and torque on every moving solid in the last step.
+    pub bodies: Vec<super::bodies::RefBody>,
 }
 
 /// What one step measured, chose and iterated.
@@ -105,6 +108,7 @@ impl RefSim {
             kinematics: state.kinematics.clone(),
             rest_normals: Vec::new(),
             wall_motion: vec![[[0.0; 3]; 2]; n],
+            bodies: state.kinematics.states.iter().map(super::bodies::RefBody::new).collect(),
         }
         .with_normals(state)
     }
@@ -127,7 +131,26 @@ impl RefSim {
         if self.kinematics.is_empty() {
             return;
         }
-        let poses: Vec<_> = (0..self.kinematics.bodies.len()).map(|b| self.kinematics.pose(b, self.time)).collect();
+        let poses: Vec<_> = (0..self.kinematics.bodies.len())
+            .map(|b| {
+                let m = &self.kinematics.bodies[b];
+                match self.bodies.get(b) {
+                    Some(s) if m.translation == crate::sim::motion::TRANSLATION_FLOATING => {
+                        let pivot = glam::DVec3::from(m.pivot.map(f64::from));
+                        crate::sim::motion::Pose {
+                            pivot,
+                            translation: s.position - pivot,
+                            rotation: s.orientation,
+                            angular_velocity: s.angular_velocity,
+                            angular_acceleration: s.angular_acceleration,
+                            velocity: s.velocity,
+                            acceleration: s.acceleration,
+                        }
+                    }
+                    _ => self.kinematics.pose(b, self.time),
+                }
+            })
+            .collect();
         for id in 0..self.n_particles() {
             let b = self.kinematics.body_of[id];
             if b == 0 {
@@ -480,6 +503,7 @@ impl RefSim {
             self.compute_wall_pressure(&nb);
             self.compute_forces(&nb);
             self.choose_dt();
+            self.move_bodies(&nb);
             self.integrate();
         }
         self.emit(&free);

@@ -141,7 +141,11 @@ impl Scene {
                 out.extend(t.map(|k| mesh.vertices[k as usize].as_vec3().to_array()));
             }
             let mut keys = Vec::new();
-            if let Some(b) = self.body_motion(i, &mut keys) {
+            let b = match self.floating_body(i, &(0..1)) {
+                Some((b, _)) => Some(b),
+                None => self.body_motion(i, &mut keys),
+            };
+            if let Some(b) = b {
                 moving.push((first..out.len(), b, keys));
             }
         }
@@ -349,11 +353,20 @@ impl SolidSurfaces {
         !self.moving.is_empty()
     }
 
-    /// Each moving solid at its pose at simulated time `t`: its first vertex in [`Self::rest`]
-    /// and its vertices moved (the still solids are not copied).
-    pub fn moved_at(&self, t: f64) -> impl Iterator<Item = (usize, Vec<[f32; 3]>)> + '_ {
-        self.moving.iter().map(move |(range, b, keys)| {
-            let pose = crate::sim::motion::pose_at(b, keys, t);
+    /// Each moving solid at its pose at simulated time `t` (a floating body where its state in
+    /// `states` says, the moving solids' as read back; at rest without it): its first vertex in
+    /// [`Self::rest`] and its vertices moved (the still solids are not copied).
+    pub fn moved_at<'a>(
+        &'a self,
+        t: f64,
+        states: &'a [crate::sim::motion::BodyState],
+    ) -> impl Iterator<Item = (usize, Vec<[f32; 3]>)> + 'a {
+        use crate::sim::motion::{Pose, TRANSLATION_FLOATING, pose_at};
+        self.moving.iter().enumerate().map(move |(k, (range, b, keys))| {
+            let pose = match states.get(k) {
+                Some(st) if b.translation == TRANSLATION_FLOATING => Pose::of_state(b, st),
+                _ => pose_at(b, keys, t),
+            };
             let moved = self.rest[range.clone()]
                 .iter()
                 .map(|v| pose.apply(DVec3::new(v[0] as f64, v[1] as f64, v[2] as f64)).as_vec3().to_array())
@@ -379,13 +392,14 @@ struct MaskedSolid {
     /// For a mesh: on a lattice of one spacing, whether each point is inside and farther from
     /// the surface than the depth plus the reach of its voxel.
     voxels: Option<(Lattice, Vec<bool>)>,
-    /// A moving solid's motion and its keyframes: a point is tested where it is at rest.
-    motion: Option<(crate::sim::motion::BodyMotion, Vec<[f32; 4]>)>,
+    /// A moving solid's body index, motion and keyframes: a point is tested where it is at rest.
+    motion: Option<(usize, crate::sim::motion::BodyMotion, Vec<[f32; 4]>)>,
 }
 
 impl SolidMask {
     pub(crate) fn new(scene: &Scene) -> Self {
         let s = scene.physics.spacing as f64;
+        let mut body = 0;
         let solids = (0..scene.solids.len())
             .map(|i| {
                 let shape = scene.solid_shape(i);
@@ -401,7 +415,14 @@ impl SolidMask {
                     _ => None,
                 };
                 let mut keys = Vec::new();
-                let motion = scene.body_motion(i, &mut keys).map(|b| (b, keys));
+                let b = match scene.floating_body(i, &(0..1)) {
+                    Some((b, _)) => Some(b),
+                    None => scene.body_motion(i, &mut keys),
+                };
+                let motion = b.map(|b| {
+                    body += 1;
+                    (body - 1, b, keys)
+                });
                 MaskedSolid { shape, lo, hi, voxels, motion }
             })
             .collect();
@@ -415,15 +436,21 @@ impl SolidMask {
     /// `p` is inside a solid at rest, deeper than a quarter spacing.
     #[cfg(test)]
     pub(crate) fn contains(&self, p: DVec3) -> bool {
-        self.contains_at(p, 0.0)
+        self.contains_at(p, 0.0, &[])
     }
 
     /// `p` is inside a solid at simulated time `t` (a moving solid where its motion has taken
-    /// it), deeper than a quarter spacing.
-    pub(crate) fn contains_at(&self, p_now: DVec3, t: f64) -> bool {
+    /// it, a floating body where its state in `states` — the moving solids' read back with the
+    /// particles — says; at rest without it), deeper than a quarter spacing.
+    pub(crate) fn contains_at(&self, p_now: DVec3, t: f64, states: &[crate::sim::motion::BodyState]) -> bool {
+        use crate::sim::motion::{Pose, TRANSLATION_FLOATING, pose_at};
         self.solids.iter().any(|m| {
             let p = match &m.motion {
-                Some((b, keys)) => crate::sim::motion::pose_at(b, keys, t).invert(p_now),
+                Some((k, b, _)) if b.translation == TRANSLATION_FLOATING => match states.get(*k) {
+                    Some(st) => Pose::of_state(b, st).invert(p_now),
+                    None => p_now,
+                },
+                Some((_, b, keys)) => pose_at(b, keys, t).invert(p_now),
                 None => p_now,
             };
             if p.cmplt(m.lo).any() || p.cmpgt(m.hi).any() {
@@ -464,7 +491,7 @@ mod tests {
         let surfaces = scene.solid_surfaces();
         assert!(surfaces.moves());
         let t = 0.25;
-        let moved: Vec<_> = surfaces.moved_at(t).collect();
+        let moved: Vec<_> = surfaces.moved_at(t, &[]).collect();
         assert_eq!(moved.len(), 1, "one solid moves");
         let (first, box_now) = &moved[0];
         assert!(*first > 100, "the sphere's {first} vertices first, not moved");

@@ -633,6 +633,30 @@ pub fn to_obj(mesh: &TriMesh, header: &str) -> String {
 mod tests {
     use super::*;
 
+    /// A primitive's closed-form mass properties match those of its mesh (exact for the box;
+    /// within the facets' error for the sphere and the cylinder), turned and moved with it.
+    #[test]
+    fn mass_properties_of_primitives_match_their_meshes() {
+        let place = Placement::new(1.0, [20.0, -35.0, 50.0], [0.3, 1.2, -0.4]);
+        for (prim, segments, tol) in [
+            (Primitive::Box { half: DVec3::new(0.1, 0.25, 0.05) }, 4, 1e-12),
+            (Primitive::Sphere { radius: 0.2 }, 256, 2e-3),
+            (Primitive::Cylinder { radius: 0.1, half_height: 0.3 }, 256, 2e-3),
+        ] {
+            let exact = Shape::Primitive(prim, place).mass_properties();
+            let mesh = primitive_mesh(&prim, &place, segments).mass_properties();
+            assert!((mesh.volume / exact.volume - 1.0).abs() < tol, "{prim:?}: volume {} against {}", mesh.volume, exact.volume);
+            assert!((mesh.centre - exact.centre).length() < 1e-9, "{prim:?}: centre {} against {}", mesh.centre, exact.centre);
+            let scale = exact.inertia.x_axis.length();
+            for (a, b) in mesh.inertia.to_cols_array().iter().zip(exact.inertia.to_cols_array()) {
+                assert!((a - b).abs() < tol * scale, "{prim:?}: inertia {} against {}", mesh.inertia, exact.inertia);
+            }
+        }
+        // a box's inertia about its centre, by hand: m (b² + c²) / 12 about x
+        let b = Shape::Block(DVec3::ZERO, DVec3::new(1.0, 2.0, 3.0)).mass_properties();
+        assert!((b.volume - 6.0).abs() < 1e-12 && (b.inertia.x_axis.x - 6.0 * 13.0 / 12.0).abs() < 1e-12);
+    }
+
     /// A long thin triangle (a cylinder cap's fan: 40 m by 5 m) is sampled in proportion to its
     /// area, not its longest edge squared, and every point of it has a sample within a step;
     /// the meshes of large round primitives have their facets within a tenth of a spacing.
@@ -817,6 +841,66 @@ mod tests {
     }
 }
 
+/// Volume, centre and inertia of a solid of unit density (docs/PHYSICS.md, "Floating bodies"):
+/// a body of density ρ has mass `ρ · volume` and inertia `ρ · inertia`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MassProperties {
+    /// m³.
+    pub volume: f64,
+    /// The centre of volume (of mass, for a uniform density), m.
+    pub centre: DVec3,
+    /// The inertia tensor about `centre` per unit density, m⁵ (kg m² per kg/m³).
+    pub inertia: DMat3,
+}
+
+impl Primitive {
+    /// Volume and inertia about its centre per unit density, in its own frame (closed forms).
+    fn mass_properties(&self) -> (f64, DVec3) {
+        match *self {
+            Primitive::Box { half } => {
+                let s = half * 2.0;
+                let v = s.x * s.y * s.z;
+                (v, DVec3::new(s.y * s.y + s.z * s.z, s.x * s.x + s.z * s.z, s.x * s.x + s.y * s.y) * (v / 12.0))
+            }
+            Primitive::Sphere { radius } => {
+                let v = 4.0 / 3.0 * std::f64::consts::PI * radius.powi(3);
+                (v, DVec3::splat(0.4 * v * radius * radius))
+            }
+            Primitive::Cylinder { radius, half_height } => {
+                let hh = 2.0 * half_height;
+                let v = std::f64::consts::PI * radius * radius * hh;
+                let side = v * (3.0 * radius * radius + hh * hh) / 12.0;
+                (v, DVec3::new(side, 0.5 * v * radius * radius, side))
+            }
+        }
+    }
+}
+
+impl TriMesh {
+    /// Volume, centre and inertia per unit density (the signed tetrahedra of each triangle
+    /// with the origin, their second moments summed and moved to the centre).
+    pub fn mass_properties(&self) -> MassProperties {
+        // ∫ x xᵀ dV over the tetrahedron (0, a, b, c) is det(A) A C Aᵀ, A = [a b c], C the
+        // canonical tetrahedron's: (1 + δ_ij) / 120
+        let canonical = DMat3::from_cols(DVec3::new(2.0, 1.0, 1.0), DVec3::new(1.0, 2.0, 1.0), DVec3::new(1.0, 1.0, 2.0)) * (1.0 / 120.0);
+        let (mut volume, mut first, mut second) = (0.0, DVec3::ZERO, DMat3::ZERO);
+        for t in &self.triangles {
+            let (a, b, c) = (self.corner(t, 0), self.corner(t, 1), self.corner(t, 2));
+            let m = DMat3::from_cols(a, b, c);
+            let det = m.determinant();
+            volume += det / 6.0;
+            first += (a + b + c) * (det / 24.0);
+            second += m * canonical * m.transpose() * det;
+        }
+        let centre = if volume != 0.0 { first / volume } else { DVec3::ZERO };
+        // about the centre: ∫ (x − c)(x − c)ᵀ = ∫ x xᵀ − V c cᵀ
+        let outer = |u: DVec3, v: DVec3| DMat3::from_cols(u * v.x, u * v.y, u * v.z);
+        let cov = second - outer(centre, centre) * volume;
+        let trace = cov.x_axis.x + cov.y_axis.y + cov.z_axis.z;
+        MassProperties { volume, centre, inertia: DMat3::from_diagonal(DVec3::splat(trace)) - cov }
+    }
+}
+
 /// A solid or a body of fluid, resolved from a scene entry: a placed primitive or a placed mesh.
 #[derive(Clone, Debug)]
 pub enum Shape {
@@ -827,6 +911,23 @@ pub enum Shape {
 }
 
 impl Shape {
+    /// Volume, centre and inertia per unit density ([`MassProperties`]): closed forms for a
+    /// primitive (turned with it), the signed tetrahedra for a mesh.
+    pub fn mass_properties(&self) -> MassProperties {
+        match self {
+            Shape::Primitive(prim, place) => {
+                let (volume, principal) = prim.mass_properties();
+                let r = place.rotation;
+                MassProperties { volume, centre: place.translation, inertia: r * DMat3::from_diagonal(principal) * r.transpose() }
+            }
+            Shape::Mesh(m) => m.mass_properties(),
+            Shape::Block(lo, hi) => {
+                let place = Placement { scale: 1.0, rotation: DMat3::IDENTITY, translation: (*lo + *hi) * 0.5 };
+                Shape::Primitive(Primitive::Box { half: (*hi - *lo) * 0.5 }, place).mass_properties()
+            }
+        }
+    }
+
     /// A box around the shape, in scene coordinates.
     pub(crate) fn bounds(&self) -> (DVec3, DVec3) {
         match self {

@@ -76,6 +76,7 @@ impl Scene {
         scene.validate_inflow(file, lattice::count_particles(&scene).0)?;
         scene.validate_bodies(file)?;
         scene.validate_motions(file)?;
+        scene.check_floating(file)?;
         scene.validate_inflow_bodies(file)?;
         Ok(scene)
     }

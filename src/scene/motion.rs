@@ -3,9 +3,9 @@
 //! (docs/PHYSICS.md, "Moving solids").
 
 use super::SceneError;
-use super::schema::{Motion, Rotation, Scene, Solver, Translation};
-use crate::sim::motion::{self as m, BodyMotion, Kinematics, pose_at};
-use glam::DVec3;
+use super::schema::{Floating, Motion, Rotation, Scene, Solver, Translation};
+use crate::sim::motion::{self as m, BodyMotion, BodyState, Kinematics, pose_at};
+use glam::{DMat3, DVec3};
 
 /// Longest a motion's times (start, end, keyframes) may be, s.
 pub(crate) const MAX_MOTION_TIME: f32 = 1e6;
@@ -16,6 +16,20 @@ pub(crate) const MAX_KEYS: usize = 100_000;
 /// A moving solid may move no faster than this share of the speed of sound (weak compressibility
 /// holds below Mach 0.1, and the step's dt, set by the speed of sound, then covers the solid too).
 pub(crate) const MAX_MACH: f64 = 0.1;
+
+/// Densities a floating body may have, kg/m³: from a twentieth of the fluid's (lighter bodies
+/// than that, explicitly coupled, are not stable at the step's dt; docs/PHYSICS.md, "Floating
+/// bodies") to the densest metal's, osmium's 22 590 kg/m³, rounded up.
+pub(crate) const MIN_DENSITY_RATIO: f64 = 0.05;
+pub(crate) const MAX_DENSITY: f64 = 23_000.0;
+
+/// The numbers of a floating body, by field name below `floating.` (for the finite check).
+pub(crate) fn floating_numbers(f: &Floating) -> Vec<(String, f32)> {
+    let mut out: Vec<(String, f32)> = (0..3).map(|a| (format!("velocity[{a}]"), f.velocity[a])).collect();
+    out.extend(f.density.map(|d| ("density".to_string(), d)));
+    out.extend(f.mass.map(|m| ("mass".to_string(), m)));
+    out
+}
 
 /// The numbers of a motion, by field name below `motion.` (for the finite check).
 pub(crate) fn motion_numbers(mo: &Motion) -> Vec<(String, f32)> {
@@ -165,6 +179,114 @@ impl Scene {
         Ok(())
     }
 
+    /// The floating bodies' fields (finite already): one of density or mass, in range; a shape
+    /// with a volume and an inertia; no prescribed motion beside; WCSPH; a start speed the step
+    /// covers.
+    pub(crate) fn check_floating(&self, file: &str) -> Result<(), SceneError> {
+        let invalid = |field: String, value: String, allowed: String| SceneError::Invalid { file: file.to_owned(), field, value, allowed };
+        let rho0 = self.physics.rest_density as f64;
+        let c = super::setup::resolve_pressure(self).0 as f64;
+        for (i, solid) in self.solids.iter().enumerate() {
+            let Some(fl) = solid.floating() else { continue };
+            let f = |name: &str| format!("solids[{i}].floating{name}");
+            if self.physics.solver != Solver::Wcsph {
+                return Err(invalid(
+                    f(""),
+                    "a floating body with solver DFSPH".into(),
+                    "physics.solver WCSPH (DFSPH's boundary terms take no wall velocity yet)".into(),
+                ));
+            }
+            if solid.motion().is_some() {
+                return Err(invalid(
+                    f(""),
+                    "a floating body with a prescribed motion".into(),
+                    "one of motion (a prescribed path) or floating (moved by the fluid)".into(),
+                ));
+            }
+            let props = self.solid_shape(i).mass_properties();
+            if !(props.volume.is_finite() && props.volume > 0.0) {
+                return Err(invalid(
+                    format!("solids[{i}]"),
+                    format!("a floating body of volume {:.3e} m³", props.volume),
+                    "a shape with a positive volume (a mesh with outward-facing triangles)".into(),
+                ));
+            }
+            let density = match (fl.density, fl.mass) {
+                (Some(d), None) => d as f64,
+                (None, Some(m)) => {
+                    if !(m > 0.0) {
+                        return Err(invalid(f(".mass"), m.to_string(), "a positive mass in kg".into()));
+                    }
+                    m as f64 / props.volume
+                }
+                (d, m) => {
+                    return Err(invalid(
+                        f(""),
+                        format!("density {d:?}, mass {m:?}"),
+                        "one of density (kg/m³) or mass (kg)".into(),
+                    ));
+                }
+            };
+            let (lo, hi) = (MIN_DENSITY_RATIO * rho0, MAX_DENSITY);
+            if !(density >= lo && density <= hi) {
+                let field = if fl.mass.is_some() { f(".mass") } else { f(".density") };
+                let value = match fl.mass {
+                    Some(m) => format!("{m} kg, a density of {density:.1} kg/m³ over the shape's {:.4e} m³", props.volume),
+                    None => format!("{density} kg/m³"),
+                };
+                return Err(invalid(
+                    field,
+                    value,
+                    format!("a density in [{lo}, {hi}] kg/m³ ({MIN_DENSITY_RATIO} of the fluid's rest density to the densest metal's)"),
+                ));
+            }
+            let eig = symmetric_eigenvalues(props.inertia * density);
+            if !eig.iter().all(|e| e.is_finite() && *e > 0.0) {
+                return Err(invalid(
+                    format!("solids[{i}]"),
+                    format!("a floating body whose inertia has principal moments {:.3e} {:.3e} {:.3e} kg m²", eig[0], eig[1], eig[2]),
+                    "a shape whose inertia tensor is positive definite (a closed solid with volume in all three directions)".into(),
+                ));
+            }
+            let speed = DVec3::from(fl.velocity.map(f64::from)).length();
+            if speed > MAX_MACH * c {
+                return Err(invalid(
+                    f(".velocity"),
+                    format!("{:?} ({speed:.3} m/s)", fl.velocity),
+                    format!("at most {:.3} m/s, {MAX_MACH} of the speed of sound c = {c:.2} m/s", MAX_MACH * c),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Solid `i` as a floating body: its motion record (no path; its pivot the centre of mass)
+    /// and its state at the start (at rest but for its start velocity, unturned), its boundary
+    /// particles the ids `ids`.
+    pub(crate) fn floating_body(&self, i: usize, ids: &std::ops::Range<usize>) -> Option<(BodyMotion, BodyState)> {
+        let fl = self.solids[i].floating()?;
+        let props = self.solid_shape(i).mass_properties();
+        let density = fl.density.map(f64::from).unwrap_or_else(|| fl.mass.unwrap_or(0.0) as f64 / props.volume);
+        let mass = density * props.volume;
+        let inertia = props.inertia * density;
+        let centre = props.centre.as_vec3().to_array();
+        let motion = BodyMotion { pivot: centre, axis: [0.0, 1.0, 0.0], translation: m::TRANSLATION_FLOATING, end: f32::MAX, ..Default::default() };
+        let state = BodyState {
+            position: centre,
+            mass: mass as f32,
+            orientation: [0.0, 0.0, 0.0, 1.0],
+            velocity: fl.velocity,
+            contact_mass: (mass / ids.len().max(1) as f64) as f32,
+            first: ids.start as u32,
+            count: ids.len() as u32,
+            floating: 1,
+            inertia: mat4(inertia),
+            inv_inertia: mat4(inertia.inverse()),
+            ..Default::default()
+        };
+        Some((motion, state))
+    }
+
     /// Solid `i`'s motion as the GPU reads it, its keyframes appended to `keys`.
     pub(crate) fn body_motion(&self, i: usize, keys: &mut Vec<[f32; 4]>) -> Option<BodyMotion> {
         let mo = self.solids[i].motion()?;
@@ -209,12 +331,26 @@ impl Scene {
     pub(crate) fn kinematics(&self, shells: &[std::ops::Range<usize>], n: usize) -> Kinematics {
         let mut k = Kinematics::default();
         for (i, ids) in shells.iter().enumerate() {
-            let Some(b) = self.body_motion(i, &mut k.keys) else { continue };
+            let (b, state) = match self.floating_body(i, ids) {
+                Some(f) => f,
+                None => {
+                    let Some(b) = self.body_motion(i, &mut k.keys) else { continue };
+                    let state = BodyState {
+                        position: b.pivot,
+                        orientation: [0.0, 0.0, 0.0, 1.0],
+                        first: ids.start as u32,
+                        count: ids.len() as u32,
+                        ..Default::default()
+                    };
+                    (b, state)
+                }
+            };
             if k.body_of.is_empty() {
                 k.body_of = vec![0; n];
                 k.rest = vec![[0.0; 3]; n];
             }
             k.bodies.push(b);
+            k.states.push(state);
             let shell = self.solid_shell(i);
             for (id, x) in ids.clone().zip(shell.iter()) {
                 k.body_of[id] = k.bodies.len() as u32;
@@ -277,6 +413,34 @@ impl Scene {
         }
         Ok(())
     }
+}
+
+/// A 3×3 matrix as the 3×3 block of a WGSL `mat4x4` (columns).
+fn mat4(m: DMat3) -> [[f32; 4]; 4] {
+    let c = |v: DVec3| [v.x as f32, v.y as f32, v.z as f32, 0.0];
+    [c(m.x_axis), c(m.y_axis), c(m.z_axis), [0.0, 0.0, 0.0, 1.0]]
+}
+
+/// The eigenvalues of a symmetric 3×3 matrix, ascending (the trigonometric closed form).
+pub(crate) fn symmetric_eigenvalues(a: DMat3) -> [f64; 3] {
+    let (a11, a22, a33) = (a.x_axis.x, a.y_axis.y, a.z_axis.z);
+    let (a12, a13, a23) = (a.y_axis.x, a.z_axis.x, a.z_axis.y);
+    let p1 = a12 * a12 + a13 * a13 + a23 * a23;
+    let mut e = if p1 <= 1e-30 * (a11 * a11 + a22 * a22 + a33 * a33) {
+        [a11, a22, a33]
+    } else {
+        let q = (a11 + a22 + a33) / 3.0;
+        let p2 = (a11 - q).powi(2) + (a22 - q).powi(2) + (a33 - q).powi(2) + 2.0 * p1;
+        let p = (p2 / 6.0).sqrt();
+        let b = (a - DMat3::from_diagonal(DVec3::splat(q))) * (1.0 / p);
+        let r = (b.determinant() / 2.0).clamp(-1.0, 1.0);
+        let phi = r.acos() / 3.0;
+        let e1 = q + 2.0 * p * phi.cos();
+        let e3 = q + 2.0 * p * (phi + 2.0 * std::f64::consts::PI / 3.0).cos();
+        [e1, 3.0 * q - e1 - e3, e3]
+    };
+    e.sort_by(f64::total_cmp);
+    e
 }
 
 /// Samples of a motion's time line for [`Scene::validate_motions`].

@@ -255,7 +255,8 @@ impl Fluid {
 /// A solid in the domain: its shell of boundary particles is handled like the tank's walls.
 /// Rotations are in degrees about x, then y, then z; a cylinder's axis is y before its
 /// rotation. A solid with a `motion` moves on that prescribed path (docs/PHYSICS.md, "Moving
-/// solids"); without one it stays where it is.
+/// solids"), one with `floating` as the fluid and gravity move it ("Floating bodies"); without
+/// either it stays where it is.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub enum Solid {
@@ -266,12 +267,16 @@ pub enum Solid {
         rotation: [f32; 3],
         #[serde(default)]
         motion: Option<Motion>,
+        #[serde(default)]
+        floating: Option<Floating>,
     },
     Sphere {
         center: [f32; 3],
         radius: f32,
         #[serde(default)]
         motion: Option<Motion>,
+        #[serde(default)]
+        floating: Option<Floating>,
     },
     Cylinder {
         center: [f32; 3],
@@ -281,6 +286,8 @@ pub enum Solid {
         rotation: [f32; 3],
         #[serde(default)]
         motion: Option<Motion>,
+        #[serde(default)]
+        floating: Option<Floating>,
     },
     /// A closed OBJ or STL mesh, its path relative to the scene file.
     Mesh {
@@ -293,7 +300,23 @@ pub enum Solid {
         translation: [f32; 3],
         #[serde(default)]
         motion: Option<Motion>,
+        #[serde(default)]
+        floating: Option<Floating>,
     },
+}
+
+/// A floating body: a solid the fluid moves, with gravity, its mass and inertia from its shape
+/// and a uniform density (or its mass), two-way coupled (docs/PHYSICS.md, "Floating bodies").
+/// Give `density` or `mass`, not both.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Floating {
+    /// kg/m³.
+    pub density: Option<f32>,
+    /// kg (the density is then mass over the shape's volume).
+    pub mass: Option<f32>,
+    /// Velocity at the start, m/s.
+    pub velocity: [f32; 3],
 }
 
 /// A solid's prescribed motion: a translation and a rotation about a fixed axis, both functions
@@ -381,6 +404,20 @@ impl Solid {
                 motion.as_ref()
             }
         }
+    }
+
+    /// What makes it a floating body, if it is one.
+    pub fn floating(&self) -> Option<&Floating> {
+        match self {
+            Solid::Box { floating, .. } | Solid::Sphere { floating, .. } | Solid::Cylinder { floating, .. } | Solid::Mesh { floating, .. } => {
+                floating.as_ref()
+            }
+        }
+    }
+
+    /// Whether it moves (a prescribed motion or a floating body).
+    pub fn moves(&self) -> bool {
+        self.motion().is_some() || self.floating().is_some()
     }
 }
 

@@ -547,6 +547,9 @@ fn solid_numbers(solid: &Solid) -> Vec<(String, f32)> {
     if let Some(m) = solid.motion() {
         out.extend(super::motion::motion_numbers(m).into_iter().map(|(name, v)| (format!("motion.{name}"), v)));
     }
+    if let Some(f) = solid.floating() {
+        out.extend(super::motion::floating_numbers(f).into_iter().map(|(name, v)| (format!("floating.{name}"), v)));
+    }
     out
 }
 

@@ -11,6 +11,7 @@ pub(crate) mod force;
 pub mod instruments;
 pub(crate) mod integrate;
 pub mod layout;
+mod bodies;
 pub mod motion;
 pub mod params;
 pub(crate) mod profiler;
@@ -130,6 +131,9 @@ pub struct StepState {
     pub solver_error: f32,
     /// The GPU's clock, a compensated pair: time + time_lo.
     pub clock: [f32; 2],
+    /// The moving solids' states (a floating body's pose and rates), one per moving solid;
+    /// empty without them.
+    pub bodies: Vec<motion::BodyState>,
     /// DFSPH: the solves' totals by id (κ dt² of the pressure solve, κ dt of the divergence
     /// solve), the next step's warm start.
     pub warm: Option<(Vec<f32>, Vec<f32>)>,
@@ -149,6 +153,10 @@ crate::passes! {
         reorder: Pass,
         /// A simulation with moving solids (runs first in the step).
         move_solids: Option<Pass>,
+        /// With moving solids: the force on each, and floating bodies moved (after
+        /// sim.time_step).
+        body_force: Option<Pass<Walk>>,
+        body_integrate: Option<Pass>,
         density: Pass<Walk>,
         wall_pressure: Pass<Walk>,
         force: Pass<Walk>,
@@ -205,6 +213,12 @@ impl Passes {
             rank_free: sort_cells::rank_free(device, cfg)?,
             reorder: reorder::new(device, cfg)?,
             move_solids: if moving { Some(wall_pressure::solids_move(device, cfg)?) } else { None },
+            body_force: if moving {
+                Some(bodies::force(device, cfg, rows, no_slip, params.wall_approach_viscosity > 0.0)?)
+            } else {
+                None
+            },
+            body_integrate: if moving { Some(bodies::integrate(device, cfg)?) } else { None },
             density: density::new(device, cfg, rows, lists)?,
             wall_pressure: wall_pressure::new(device, cfg, rows, no_slip, moving)?,
             force: force::new(device, cfg, rows, force_mode, lists, params.wall_approach_viscosity > 0.0, moving)?,
@@ -258,6 +272,8 @@ fn named(cells: &CellBuffers, f: &Fixed, c: usize) -> Named {
         .add("wall_motion", &f.moving.wall_motion)
         .add("bodies", &f.moving.bodies)
         .add("motion_keys", &f.moving.keys)
+        .add("body_state", &f.moving.states)
+        .add("body_force", &f.moving.force)
         .add("nb_list", &f.nb_list)
         .add("nb_count", &f.nb_count)
         .add("reduce", &f.reduce)
@@ -326,6 +342,12 @@ struct Fixed {
 /// moving solids.
 struct MovingBuffers {
     bodies: wgpu::Buffer,
+    /// One [`motion::BodyState`] per moving solid (bodies.integrate's).
+    states: wgpu::Buffer,
+    /// By id: bodies.force's force and torque on each boundary particle of a moving solid
+    /// (`2 vec4`).
+    force: wgpu::Buffer,
+    n_bodies: u32,
     keys: wgpu::Buffer,
     rest: wgpu::Buffer,
     rest_normal: wgpu::Buffer,
@@ -343,6 +365,9 @@ impl MovingBuffers {
                 size(k.bodies.len() as u64 * std::mem::size_of::<motion::BodyMotion>() as u64),
             ),
             keys: shader::storage(device, "solids.keys", size(k.keys.len() as u64 * 16)),
+            states: shader::storage(device, "bodies.state", size(k.states.len() as u64 * std::mem::size_of::<motion::BodyState>() as u64)),
+            force: shader::storage(device, "bodies.force", size(n * 32)),
+            n_bodies: k.bodies.len() as u32,
             rest: shader::storage(device, "solids.rest", size(n * 16)),
             rest_normal: shader::storage(device, "solids.rest_normal", size(n * 16)),
             wall_motion: shader::storage(device, "solids.wall_motion", size(n * 32)),
@@ -482,6 +507,7 @@ impl Sim {
             gpu.queue.write_buffer(&fixed.moving.rest_normal, 0, bytemuck::cast_slice(&normals));
             gpu.queue.write_buffer(&fixed.moving.rest, 0, bytemuck::cast_slice(&k.rest_words()));
             gpu.queue.write_buffer(&fixed.moving.bodies, 0, bytemuck::cast_slice(&k.bodies));
+            gpu.queue.write_buffer(&fixed.moving.states, 0, bytemuck::cast_slice(&k.states));
             if !k.keys.is_empty() {
                 gpu.queue.write_buffer(&fixed.moving.keys, 0, bytemuck::cast_slice(&k.keys));
             }
@@ -574,8 +600,15 @@ impl Sim {
     }
     /// What the next step reads besides the particles, for a checkpoint: the last dt, the last
     /// pressure solve's error, the clock and (DFSPH) the solves' totals by id.
-    pub(crate) fn step_state(&self, d: &Diagnostics) -> Result<StepState, readback::ReadError> {
-        Ok(StepState { last_dt: d.dt, solver_error: d.solver_error, clock: [d.time, d.time_lo], warm: self.read_dfsph_totals()? })
+    /// `bodies`: the moving solids' states copied with the particles ([`Particles::bodies`]).
+    pub(crate) fn step_state(&self, d: &Diagnostics, bodies: &[motion::BodyState]) -> Result<StepState, readback::ReadError> {
+        Ok(StepState {
+            last_dt: d.dt,
+            solver_error: d.solver_error,
+            clock: [d.time, d.time_lo],
+            warm: self.read_dfsph_totals()?,
+            bodies: bodies.to_vec(),
+        })
     }
 
     /// Continues from a checkpoint's step state: the next step sees the last dt, solver error,
@@ -597,6 +630,13 @@ impl Sim {
             }
             (None, Some(_)) => return Err(SimError::Resume("the checkpoint is of a DFSPH run, the scene is WCSPH".into())),
             _ => {}
+        }
+        let n_bodies = if self.passes.move_solids.is_some() { self.fixed.moving.n_bodies as usize } else { 0 };
+        if s.bodies.len() != n_bodies {
+            return Err(SimError::Resume(format!("the checkpoint holds {} moving solids, the scene {n_bodies}", s.bodies.len())));
+        }
+        if n_bodies > 0 {
+            self.queue.write_buffer(&self.fixed.moving.states, 0, bytemuck::cast_slice(&s.bodies));
         }
         Ok(())
     }
@@ -726,6 +766,7 @@ impl Sim {
             m.record(&mut begin(encoder, &mut self.profiler, m.label(), step), self.cur, n, shader::Single, md);
         }
         let c = self.record_grid(encoder, step, reorder);
+        let wg = self.options.workgroup_size;
         let Self { passes: p, profiler: prof, fixed, params, .. } = self;
         let walk = Walk::after(reorder);
         let inlets = p.emit.is_some();
@@ -751,6 +792,11 @@ impl Sim {
                 p.wall_pressure.record(&mut begin(encoder, prof, p.wall_pressure.label(), step), c, n, walk, md);
                 p.force.record(&mut begin(encoder, prof, p.force.label(), step), c, n, walk, md);
                 Self::record_time_step(encoder, p, prof, fixed, c, n, md, step, measure);
+                if let (Some(bf), Some(bi)) = (&p.body_force, &p.body_integrate) {
+                    bf.record(&mut begin(encoder, prof, bf.label(), step), c, n, walk, md);
+                    let groups = fixed.moving.n_bodies * wg;
+                    bi.record(&mut begin(encoder, prof, bi.label(), step), c, groups, shader::Single, md);
+                }
                 let v = integrate::Integrate { inlets, kick: true };
                 p.integrate.record(&mut begin(encoder, prof, p.integrate.label(), step), c, n, v, md);
             }
@@ -804,9 +850,24 @@ impl Sim {
         encoder.copy_buffer_to_buffer(&self.fixed.diag, 0, dst, offset, std::mem::size_of::<Diagnostics>() as u64);
     }
 
+    /// Bytes of the moving solids' states ([`Sim::record_bodies_copy`]; 0 without them).
+    pub(crate) fn bodies_bytes(&self) -> u64 {
+        if self.passes.move_solids.is_some() { self.fixed.moving.n_bodies as u64 * std::mem::size_of::<motion::BodyState>() as u64 } else { 0 }
+    }
+
+    /// Copies the moving solids' states ([`motion::BodyState`], one per moving solid) into `dst`
+    /// at `offset`, for an asynchronous readback (where the app draws floating bodies).
+    pub(crate) fn record_bodies_copy(&self, encoder: &mut wgpu::CommandEncoder, dst: &wgpu::Buffer, offset: u64) {
+        let bytes = self.bodies_bytes();
+        if bytes > 0 {
+            encoder.copy_buffer_to_buffer(&self.fixed.moving.states, 0, dst, offset, bytes);
+        }
+    }
+
     /// The layout of a copy of the current state ([`Sim::record_particle_copy`]).
     pub(crate) fn particle_copy(&self) -> readback::ParticleCopy {
-        readback::ParticleCopy { n: self.params.n_particles, solver: self.fixed.dfsph.is_some() }
+        let bodies = if self.passes.move_solids.is_some() { self.fixed.moving.n_bodies } else { 0 };
+        readback::ParticleCopy { n: self.params.n_particles, solver: self.fixed.dfsph.is_some(), bodies }
     }
 
     /// Records the copy of the current state into `dst` at `offset`, laid out as
@@ -829,6 +890,10 @@ impl Sim {
             let at = offset + copy.solver_at();
             encoder.copy_buffer_to_buffer(&b.warm_pressure, 0, dst, at, n * 4);
             encoder.copy_buffer_to_buffer(&b.warm_divergence, 0, dst, at + n * 4, n * 4);
+        }
+        if copy.bodies > 0 {
+            let bytes = copy.bytes() - copy.bodies_at();
+            encoder.copy_buffer_to_buffer(&self.fixed.moving.states, 0, dst, offset + copy.bodies_at(), bytes);
         }
         copy
     }

@@ -4,15 +4,19 @@
 //! (`shaders/motion.wgsl`), for the CPU twin, the probes' leak check and the scene's checks.
 
 pub use crate::wgsl::shared::{
-    BodyMotion, ROTATION_KEYS, ROTATION_NONE, ROTATION_SINE, ROTATION_SPIN, TRANSLATION_KEYS, TRANSLATION_NONE, TRANSLATION_SINE,
+    BodyMotion, BodyState, ROTATION_KEYS, ROTATION_NONE, ROTATION_SINE, ROTATION_SPIN, TRANSLATION_FLOATING, TRANSLATION_KEYS,
+    TRANSLATION_NONE, TRANSLATION_SINE,
 };
-use glam::DVec3;
+use glam::{DQuat, DVec3};
 
 /// The moving solids of a simulation: what solids.move reads.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Kinematics {
     /// One per moving solid.
     pub bodies: Vec<BodyMotion>,
+    /// One per moving solid, as the GPU starts with it: a floating body's pose, mass and
+    /// inertia; for every moving solid its boundary particles' ids (the force on it).
+    pub states: Vec<BodyState>,
     /// The keyframes the bodies index (`(τ, x, y, z)` or `(τ, θ, 0, 0)`).
     pub keys: Vec<[f32; 4]>,
     /// By particle id: the moving solid a boundary particle belongs to, plus one (0: fluid, a
@@ -32,9 +36,18 @@ impl Kinematics {
         self.rest.iter().zip(&self.body_of).map(|(x, &b)| [x[0], x[1], x[2], f32::from_bits(b)]).collect()
     }
 
-    /// The pose of body `b` at simulated time `t`.
+    /// The pose of body `b` at simulated time `t`: on its path, or a floating body's from its
+    /// state at the start (see [`Pose::of_state`] for one it has moved to).
     pub fn pose(&self, b: usize, t: f64) -> Pose {
+        if self.bodies[b].translation == TRANSLATION_FLOATING {
+            return Pose::of_state(&self.bodies[b], &self.states[b]);
+        }
         pose_at(&self.bodies[b], &self.keys, t)
+    }
+
+    /// Whether any body floats (then the step sums the forces on the bodies and moves them).
+    pub fn floats(&self) -> bool {
+        self.bodies.iter().any(|b| b.translation == TRANSLATION_FLOATING)
     }
 }
 
@@ -44,27 +57,38 @@ impl Kinematics {
 pub struct Pose {
     pub pivot: DVec3,
     pub translation: DVec3,
-    pub axis: DVec3,
-    /// Rotation angle, its rate and its second derivative about `axis`.
-    pub angle: f64,
-    pub angular_speed: f64,
-    pub angular_acc: f64,
+    /// R, from the scene's pose.
+    pub rotation: DQuat,
+    pub angular_velocity: DVec3,
+    pub angular_acceleration: DVec3,
+    /// Of the pivot's image `pivot + translation`.
     pub velocity: DVec3,
     pub acceleration: DVec3,
 }
 
 impl Pose {
-    /// `R v` (Rodrigues).
+    /// A floating body's pose from its state: the pivot is its centre of mass at rest.
+    pub fn of_state(m: &BodyMotion, s: &BodyState) -> Pose {
+        let v = |a: [f32; 3]| DVec3::from(a.map(f64::from));
+        let q = s.orientation.map(f64::from);
+        let pivot = v(m.pivot);
+        Pose {
+            pivot,
+            translation: v(s.position) - pivot,
+            rotation: DQuat::from_xyzw(q[0], q[1], q[2], q[3]).normalize(),
+            angular_velocity: v(s.angular_velocity),
+            angular_acceleration: v(s.angular_acceleration),
+            velocity: v(s.velocity),
+            acceleration: v(s.acceleration),
+        }
+    }
+    /// `R v`.
     pub fn rotate(&self, v: DVec3) -> DVec3 {
-        let (s, c) = self.angle.sin_cos();
-        let a = self.axis;
-        v * c + a.cross(v) * s + a * a.dot(v) * (1.0 - c)
+        self.rotation * v
     }
     /// `R⁻¹ v`.
     pub fn unrotate(&self, v: DVec3) -> DVec3 {
-        let (s, c) = self.angle.sin_cos();
-        let a = self.axis;
-        v * c - a.cross(v) * s + a * a.dot(v) * (1.0 - c)
+        self.rotation.conjugate() * v
     }
     /// Where the point at rest `x0` is.
     pub fn apply(&self, x0: DVec3) -> DVec3 {
@@ -77,8 +101,7 @@ impl Pose {
     /// Velocity and acceleration of the body's point now at `x`.
     pub fn point_rates(&self, x: DVec3) -> (DVec3, DVec3) {
         let r = x - self.pivot - self.translation;
-        let w = self.axis * self.angular_speed;
-        let al = self.axis * self.angular_acc;
+        let (w, al) = (self.angular_velocity, self.angular_acceleration);
         (self.velocity + w.cross(r), self.acceleration + al.cross(r) + w.cross(w.cross(r)))
     }
 }
@@ -164,13 +187,13 @@ pub fn pose_at(m: &BodyMotion, keys: &[[f32; 4]], t: f64) -> Pose {
     if !moving {
         (velocity, acceleration, angular_speed, angular_acc) = (DVec3::ZERO, DVec3::ZERO, 0.0, 0.0);
     }
+    let axis = DVec3::from(m.axis.map(f64::from));
     Pose {
         pivot: DVec3::from(m.pivot.map(f64::from)),
         translation,
-        axis: DVec3::from(m.axis.map(f64::from)),
-        angle,
-        angular_speed,
-        angular_acc,
+        rotation: DQuat::from_axis_angle(axis.normalize_or(DVec3::Y), angle),
+        angular_velocity: axis * angular_speed,
+        angular_acceleration: axis * angular_acc,
         velocity,
         acceleration,
     }

@@ -162,13 +162,15 @@ pub enum ReadError {
 /// one place that says where each array lies in its bytes: `pos_mass` and `vel_rho` (16 B a
 /// particle each), `id` (4 B), the [`Diagnostics`] words, then with `solver` DFSPH's two solve
 /// totals by particle id (`warm_pressure`, `warm_divergence`, 4 B a particle each), from which
-/// [`ParticleCopy::decode`] makes the pressure the step applied.
+/// [`ParticleCopy::decode`] makes the pressure the step applied, then the moving solids' states.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct ParticleCopy {
     /// Slots copied.
     pub n: u32,
     /// DFSPH's solve totals follow the diagnostics.
     pub solver: bool,
+    /// Moving solids: their [`super::motion::BodyState`]s come last.
+    pub bodies: u32,
 }
 
 impl ParticleCopy {
@@ -191,9 +193,13 @@ impl ParticleCopy {
         self.diagnostics_at() + Self::DIAGNOSTICS
     }
 
+    pub(crate) fn bodies_at(&self) -> u64 {
+        self.solver_at() + if self.solver { self.n64() * 8 } else { 0 }
+    }
+
     /// Bytes of the copy.
     pub(crate) fn bytes(&self) -> u64 {
-        self.solver_at() + if self.solver { self.n64() * 8 } else { 0 }
+        self.bodies_at() + self.bodies as u64 * std::mem::size_of::<super::motion::BodyState>() as u64
     }
 
     /// The particles (with DFSPH's pressure, made with the copied step's dt) and the
@@ -213,7 +219,8 @@ impl ParticleCopy {
             super::dfsph_pressure(&vel_rho, &id, &wp, &wv, diag.dt)
         });
         let pos_mass = bytemuck::pod_collect_to_vec(at(0, self.vel_rho_at()));
-        Ok((super::Particles { pos_mass, vel_rho, id, pressure }, diag))
+        let bodies = bytemuck::pod_collect_to_vec(at(self.bodies_at(), self.bytes()));
+        Ok((super::Particles { pos_mass, vel_rho, id, pressure, bodies }, diag))
     }
 }
 
@@ -230,8 +237,9 @@ mod tests {
         let id = [1u32, 0];
         let diag = Diagnostics { dt: 0.002, ..Default::default() };
         let (wp, wv) = ([4e-6f32, 8e-6], [1e-3f32, 2e-3]);
-        for solver in [false, true] {
-            let copy = ParticleCopy { n: 2, solver };
+        let body = crate::sim::motion::BodyState { position: [1.0, 2.0, 3.0], mass: 4.0, ..Default::default() };
+        for (solver, bodies) in [(false, 0u32), (true, 0), (false, 1), (true, 1)] {
+            let copy = ParticleCopy { n: 2, solver, bodies };
             let mut bytes = Vec::new();
             bytes.extend_from_slice(bytemuck::cast_slice(&pos_mass));
             bytes.extend_from_slice(bytemuck::cast_slice(&vel_rho));
@@ -241,11 +249,15 @@ mod tests {
                 bytes.extend_from_slice(bytemuck::cast_slice(&wp));
                 bytes.extend_from_slice(bytemuck::cast_slice(&wv));
             }
+            if bodies == 1 {
+                bytes.extend_from_slice(bytemuck::bytes_of(&body));
+            }
             assert_eq!(bytes.len() as u64, copy.bytes());
             let (p, d) = copy.decode(&bytes).unwrap();
             assert_eq!((p.pos_mass, p.vel_rho, p.id.clone()), (pos_mass.to_vec(), vel_rho.to_vec(), id.to_vec()));
             assert_eq!(d.dt, diag.dt);
             assert_eq!(p.pressure, solver.then(|| super::super::dfsph_pressure(&vel_rho, &id, &wp, &wv, diag.dt)));
+            assert_eq!(p.bodies, if bodies == 1 { vec![body] } else { vec![] });
             assert!(matches!(copy.decode(&bytes[..bytes.len() - 4]), Err(ReadError::Short { .. })));
         }
     }

@@ -23,6 +23,8 @@ impl ShaderSource {
 }
 
 pub(crate) const SOLIDS_MOVE: ShaderSource = ShaderSource { label: "solids.move", file: "solids_move" };
+pub(crate) const BODIES_FORCE: ShaderSource = ShaderSource { label: "bodies.force", file: "bodies_force" };
+pub(crate) const BODIES_INTEGRATE: ShaderSource = ShaderSource { label: "bodies.integrate", file: "bodies_integrate" };
 pub const COUNT: ShaderSource = ShaderSource { label: "grid.count", file: "count" };
 pub(crate) const SCAN: ShaderSource = ShaderSource { label: "grid.scan", file: "scan" };
 pub(crate) const SCATTER: ShaderSource = ShaderSource { label: "grid.scatter", file: "scatter" };
@@ -51,7 +53,7 @@ pub(crate) const COPY: ShaderSource = ShaderSource { label: "baseline.copy", fil
 /// the panel's rows and the benchmark's columns.
 /// A WCSPH step records density, wall pressure, force; a DFSPH step factor, the divergence
 /// solve, force (viscosity and gravity), predict and the pressure solve.
-pub(crate) const STEP: [ShaderSource; 18] = [
+pub(crate) const STEP: [ShaderSource; 20] = [
     SOLIDS_MOVE,
     COUNT,
     SCAN,
@@ -65,6 +67,8 @@ pub(crate) const STEP: [ShaderSource; 18] = [
     WALL_PRESSURE,
     FORCE,
     TIME_STEP,
+    BODIES_FORCE,
+    BODIES_INTEGRATE,
     PREDICT,
     DFSPH_PRESSURE,
     INTEGRATE,
@@ -73,8 +77,10 @@ pub(crate) const STEP: [ShaderSource; 18] = [
 ];
 
 /// Every compute shader, for the validation test.
-pub const ALL: [ShaderSource; 24] = [
+pub const ALL: [ShaderSource; 26] = [
     SOLIDS_MOVE,
+    BODIES_FORCE,
+    BODIES_INTEGRATE,
     DFSPH_STORE,
     DFSPH_FACTOR,
     DFSPH_DIVERGENCE,

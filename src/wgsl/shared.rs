@@ -315,6 +315,57 @@ const _: () = assert!(std::mem::size_of::<BodyMotion>() == 96);
 
 wgsl_struct! {
     #[wgsl(storage)]
+    /// The state of one moving solid as a rigid body (`body_state` in solids.move and
+    /// bodies.integrate; docs/PHYSICS.md, "Floating bodies"). A floating body's pose is its
+    /// centre of mass `position` and its `orientation` from the scene's pose: a point at rest
+    /// `x0` is at `position + R(q) (x0 − rest centre)`, the rest centre being its
+    /// [`BodyMotion::pivot`]. bodies.integrate writes the force and torque the fluid and the
+    /// contacts put on every moving solid (prescribed ones too) and moves the floating ones.
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+    pub struct BodyState {
+        /// Centre of mass now, m.
+        pub position: [f32; 3],
+        /// Mass, kg (0 for a prescribed motion).
+        pub mass: f32,
+        /// Orientation from the scene's pose, a unit quaternion `(x, y, z, w)`.
+        pub orientation: [f32; 4],
+        /// Velocity of the centre of mass, m/s.
+        pub velocity: [f32; 3],
+        /// The mass a contact spring acts on, kg: the body's mass over its boundary particles
+        /// (docs/PHYSICS.md, "Floating bodies": the contact penalty).
+        pub contact_mass: f32,
+        /// Angular velocity, rad/s (world frame).
+        pub angular_velocity: [f32; 3],
+        /// The body's boundary particles are the ids `first .. first + count`.
+        pub first: u32,
+        /// Acceleration of the centre of mass in the last step, m/s² (gravity included).
+        pub acceleration: [f32; 3],
+        pub count: u32,
+        /// Angular acceleration in the last step, rad/s².
+        pub angular_acceleration: [f32; 3],
+        /// 1: a floating body, moved by the forces on it; 0: a prescribed motion.
+        pub floating: u32,
+        /// Force of the fluid and the contacts on the body in the last step, N.
+        pub force: [f32; 3],
+        /// Boundary particles of the body in contact in the last step.
+        pub contacts: u32,
+        /// Torque of the fluid and the contacts about the centre of mass, N m.
+        pub torque: [f32; 3],
+        /// Deepest contact of the last step: how far a pair of boundary particles was inside
+        /// the contact distance, m.
+        pub contact_depth: f32,
+        /// The inertia tensor about the centre of mass in the scene's pose, kg m² (columns; the
+        /// 3×3 block), and its inverse.
+        pub inertia: [[f32; 4]; 4],
+        pub inv_inertia: [[f32; 4]; 4],
+    }
+}
+
+const _: () = assert!(std::mem::size_of::<BodyState>() == 256);
+
+wgsl_struct! {
+    #[wgsl(storage)]
     /// Diagnostic words the GPU writes (`diag` buffer), in this order. The shaders bind them as
     /// `array<atomic<u32>, DIAG_WORDS>` and name each word by the constant the `diagnostics`
     /// module generates from its field (`DIAG_MAX_PER_CELL` = 0, …, `DIAG_SOLVER_ERROR`).
@@ -381,6 +432,8 @@ fn emit_module() -> String {
 pub const TRANSLATION_NONE: u32 = 0;
 pub const TRANSLATION_SINE: u32 = 1;
 pub const TRANSLATION_KEYS: u32 = 2;
+/// A floating body: no prescribed path; its pose is its [`BodyState`].
+pub const TRANSLATION_FLOATING: u32 = 3;
 pub const ROTATION_NONE: u32 = 0;
 pub const ROTATION_SPIN: u32 = 1;
 pub const ROTATION_SINE: u32 = 2;
@@ -392,6 +445,7 @@ fn motion_module() -> String {
         ("TRANSLATION_NONE", TRANSLATION_NONE),
         ("TRANSLATION_SINE", TRANSLATION_SINE),
         ("TRANSLATION_KEYS", TRANSLATION_KEYS),
+        ("TRANSLATION_FLOATING", TRANSLATION_FLOATING),
         ("ROTATION_NONE", ROTATION_NONE),
         ("ROTATION_SPIN", ROTATION_SPIN),
         ("ROTATION_SINE", ROTATION_SINE),
@@ -401,6 +455,8 @@ fn motion_module() -> String {
     }
     out.push('\n');
     out.push_str(&BodyMotion::wgsl());
+    out.push('\n');
+    out.push_str(&BodyState::wgsl());
     out
 }
 
@@ -441,5 +497,6 @@ pub fn layouts() -> Vec<(&'static str, super::structs::Layout)> {
         ("diagnostics", Diagnostics::layout()),
         ("scan_params", ScanParams::layout()),
         ("motion_structs", BodyMotion::layout()),
+        ("motion_structs", BodyState::layout()),
     ]
 }

@@ -26,6 +26,8 @@ pub struct Particles {
     /// function of the density: DFSPH's ([`dfsph_pressure`]). `None`: the Tait pressure of the
     /// density (WCSPH).
     pub pressure: Option<Vec<f32>>,
+    /// The moving solids' states at the copied step (empty without moving solids).
+    pub bodies: Vec<crate::sim::motion::BodyState>,
 }
 
 impl Particles {
@@ -37,6 +39,7 @@ impl Particles {
             vel_rho: vec![[0.0; 4]; n],
             id: (0..n as u32).collect(),
             pressure: self.pressure.as_ref().map(|_| vec![0.0; n]),
+            bodies: self.bodies.clone(),
         };
         for (slot, &id) in self.id.iter().enumerate() {
             out.pos_mass[id as usize] = self.pos_mass[slot];
