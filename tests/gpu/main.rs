@@ -7,6 +7,7 @@ mod common;
 
 mod bodies;
 mod export;
+mod floating;
 mod flow;
 mod grid;
 mod moving;
