@@ -48,14 +48,42 @@ pub(crate) fn leaked(p: &Particles, solids: &crate::scene::bodies::SolidMask, ti
     inside
 }
 
+/// `bodies.csv`: each moving solid's state at every probe row (docs/PHYSICS.md, "Floating
+/// bodies"): `solid` is its index in the scene's `solids`; position is the centre of mass of a
+/// floating body (a prescribed one's pivot at rest), q its orientation from the scene's pose;
+/// force and torque (about the centre) are the fluid's and the contacts' in the step before.
+pub const BODIES_FILE: &str = "bodies.csv";
+const BODIES_HEADER: &str = "step,time_s,solid,x_m,y_m,z_m,qx,qy,qz,qw,vx_m_s,vy_m_s,vz_m_s,wx_rad_s,wy_rad_s,wz_rad_s,fx_n,fy_n,fz_n,tx_n_m,ty_n_m,tz_n_m,contacts";
+
+/// A `bodies.csv` row of body state `b` of solid `solid`.
+pub(crate) fn body_row(step: u64, time: f64, solid: usize, b: &crate::sim::motion::BodyState) -> String {
+    let f = |v: &[f32]| v.iter().map(|x| format!("{x:.7e}")).collect::<Vec<_>>().join(",");
+    format!(
+        "{step},{time:.7},{solid},{},{},{},{},{},{},{}",
+        f(&b.position),
+        f(&b.orientation),
+        f(&b.velocity),
+        f(&b.angular_velocity),
+        f(&b.force),
+        f(&b.torque),
+        b.contacts
+    )
+}
+
 /// `leaks.csv`: a new file with its header, or a resumed run's cut back to the checkpoint's step.
 fn leak_log(path: &Path, resumed: Option<u64>) -> anyhow::Result<CsvFile> {
-    let mut kept = vec![LEAKS_HEADER.to_string()];
+    csv_log(path, LEAKS_HEADER, resumed)
+}
+
+/// A CSV file whose rows start with their step: a new file with its header, or a resumed run's
+/// cut back to the checkpoint's step.
+fn csv_log(path: &Path, header: &str, resumed: Option<u64>) -> anyhow::Result<CsvFile> {
+    let mut kept = vec![header.to_string()];
     if let Some(from) = resumed {
         // a run of an older version has no leak log: it starts anew
         let text = std::fs::read_to_string(path).unwrap_or_default();
         for line in text.lines().skip(1) {
-            let complete = line.split(',').count() == LEAKS_HEADER.split(',').count();
+            let complete = line.split(',').count() == header.split(',').count();
             match line.split(',').next().and_then(|s| s.parse::<u64>().ok()) {
                 Some(step) if complete && step <= from => kept.push(line.to_string()),
                 // a line cut short by a crash can only come after the checkpoint's rows
@@ -133,6 +161,8 @@ pub(crate) struct Outputs {
     dir: Option<PathBuf>,
     probes: Option<CsvFile>,
     leaks: Option<CsvFile>,
+    /// `bodies.csv`, with moving solids.
+    bodies: Option<CsvFile>,
     exporter: Option<Exporter>,
     export_boundary: bool,
 }
@@ -145,11 +175,12 @@ impl Outputs {
         dir: Option<&Path>,
         gauge_names: &[String],
         with_leaks: bool,
+        with_bodies: bool,
         export: Option<&super::ExportSettings>,
         resumed: Option<u64>,
     ) -> anyhow::Result<(Self, Vec<ProbeRow>)> {
         let Some(dir) = dir else {
-            return Ok((Self { dir: None, probes: None, leaks: None, exporter: None, export_boundary: false }, vec![]));
+            return Ok((Self { dir: None, probes: None, leaks: None, bodies: None, exporter: None, export_boundary: false }, vec![]));
         };
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         if resumed.is_none() {
@@ -160,6 +191,7 @@ impl Outputs {
         }
         let (probes, rows) = probe_log(&dir.join("probes.csv"), gauge_names, resumed)?;
         let leaks = if with_leaks { Some(leak_log(&dir.join(LEAKS_FILE), resumed)?) } else { None };
+        let bodies = if with_bodies { Some(csv_log(&dir.join(BODIES_FILE), BODIES_HEADER, resumed)?) } else { None };
         let exporter = match export {
             Some(e) => {
                 let series = match resumed {
@@ -171,7 +203,7 @@ impl Outputs {
             None => None,
         };
         let export_boundary = export.is_some_and(|e| e.boundary);
-        Ok((Self { dir: Some(dir.to_path_buf()), probes: Some(probes), leaks, exporter, export_boundary }, rows))
+        Ok((Self { dir: Some(dir.to_path_buf()), probes: Some(probes), leaks, bodies, exporter, export_boundary }, rows))
     }
 
     /// The folder's name for messages.
@@ -185,6 +217,16 @@ impl Outputs {
             Some(w) => w.line(&row.csv()),
             None => Ok(()),
         }
+    }
+
+    /// Appends each moving solid's state to bodies.csv (`solids[k]`: the scene index of body k).
+    pub(crate) fn bodies(&mut self, states: &[crate::sim::motion::BodyState], solids: &[usize], step: u64, time: f64) -> anyhow::Result<()> {
+        if let Some(w) = self.bodies.as_mut() {
+            for (b, &solid) in states.iter().zip(solids) {
+                w.line(&body_row(step, time, solid, b))?;
+            }
+        }
+        Ok(())
     }
 
     /// Appends at most [`LEAK_ROWS`] of a probe's leaks to leaks.csv.

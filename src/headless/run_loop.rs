@@ -148,6 +148,8 @@ pub(crate) struct RunLoop<'a> {
     params: SimParams,
     setup: ProbeSetup,
     solids: crate::scene::bodies::SolidMask,
+    /// The scene index of each moving solid, in body order (bodies.csv's `solid`).
+    moving_solids: Vec<usize>,
     /// The scene's content hash, for the checkpoints.
     hash: u64,
     outputs: Outputs,
@@ -234,7 +236,7 @@ impl<'a> RunLoop<'a> {
             .with_surface_gauges(&cfg.surface_gauges);
         let solids = crate::scene::bodies::SolidMask::new(scene);
         let resumed = start.checkpoint().map(|c| c.step);
-        let (outputs, rows) = Outputs::open(out, &setup.gauge_names(), !scene.solids.is_empty(), cfg.export.as_ref(), resumed)?;
+        let (outputs, rows) = Outputs::open(out, &setup.gauge_names(), !scene.solids.is_empty(), scene.solids.iter().any(|s| s.moves()), cfg.export.as_ref(), resumed)?;
         let label = if scene.name.is_empty() { scene_label.to_string() } else { scene.name.clone() };
         let scene_file = match &start {
             Start::Resume { scene_file, .. } => scene_file.clone(),
@@ -254,6 +256,7 @@ impl<'a> RunLoop<'a> {
             params,
             setup,
             solids,
+            moving_solids: (0..scene.solids.len()).filter(|&i| scene.solids[i].moves()).collect(),
             hash,
             outputs,
             rows,
@@ -409,6 +412,9 @@ impl<'a> RunLoop<'a> {
             let inside = leaked(p, &self.solids, time);
             row.inside_solids = inside.len() as u32;
             self.outputs.leaks(&inside, step, time)?;
+        }
+        if !p.bodies.is_empty() {
+            self.outputs.bodies(&p.bodies, &self.moving_solids, step, time)?;
         }
         if row.starved > 0 && !self.watch.starved_warned {
             self.watch.starved_warned = true;
