@@ -225,6 +225,14 @@ fn bad_motions() {
 }
 
 #[test]
+fn bad_floating_bodies() {
+    assert_invalid("floating_dfsph.ron", "solids[0].floating", "physics.solver WCSPH");
+    assert_invalid("floating_with_motion.ron", "solids[0].floating", "one of motion (a prescribed path) or floating (moved by the fluid)");
+    assert_invalid("floating_mass_and_density.ron", "solids[0].floating", "one of density (kg/m³) or mass (kg)");
+    assert_invalid("floating_too_dense.ron", "solids[0].floating.density", "a density in [50, 23000] kg/m³");
+}
+
+#[test]
 fn every_bad_scene_is_tested() {
     let names: Vec<String> =
         ron_files(&root().join("tests/bad_scenes")).iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
@@ -240,6 +248,10 @@ fn every_bad_scene_is_tested() {
         "emitter_outside_domain.ron",
         "emitter_too_fast.ron",
         "emitter_without_end.ron",
+        "floating_dfsph.ron",
+        "floating_mass_and_density.ron",
+        "floating_too_dense.ron",
+        "floating_with_motion.ron",
         "fluid_in_solid.ron",
         "fluid_mesh_overlap.ron",
         "inward_mesh.ron",
