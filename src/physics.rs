@@ -29,8 +29,8 @@ pub(crate) const SUPPORT_OVER_SPACING: f32 = 2.0;
 /// `m_c (β δ / dt² + γ u_n / dt)`, at least 0 (δ the overlap, u_n the rate of approach, m_c the body's mass
 /// per boundary particle), so the contact's own frequency ω satisfies ω dt ≤ √β however many
 /// of the body's particles touch, and its damping ratio is √(touching / all) ≤ 1 with
-/// γ = 2√β. Numbers of the integrator, not of a material: the contact is inelastic and
-/// frictionless.
+/// γ = 2√β. Numbers of the integrator, not of a material: the contact is frictionless and
+/// not fully inelastic (docs/PHYSICS.md, "Floating bodies").
 pub(crate) const CONTACT_STIFFNESS: f32 = 0.04;
 pub(crate) const CONTACT_DAMPING: f32 = 0.4;
 

@@ -33,6 +33,8 @@ use std::collections::BTreeSet;
 /// Every shader file, by the name imports use (its file stem).
 pub const FILES: &[(&str, &str)] = &[
     ("all_pairs", include_str!("../shaders/all_pairs.wgsl")),
+    ("bodies_force", include_str!("../shaders/bodies_force.wgsl")),
+    ("bodies_integrate", include_str!("../shaders/bodies_integrate.wgsl")),
     ("common", include_str!("../shaders/common.wgsl")),
     ("copy", include_str!("../shaders/copy.wgsl")),
     ("count", include_str!("../shaders/count.wgsl")),
@@ -60,8 +62,6 @@ pub const FILES: &[(&str, &str)] = &[
     ("scatter", include_str!("../shaders/scatter.wgsl")),
     ("solids", include_str!("../shaders/solids.wgsl")),
     ("solids_move", include_str!("../shaders/solids_move.wgsl")),
-    ("bodies_force", include_str!("../shaders/bodies_force.wgsl")),
-    ("bodies_integrate", include_str!("../shaders/bodies_integrate.wgsl")),
     ("sort_cells", include_str!("../shaders/sort_cells.wgsl")),
     ("sprites", include_str!("../shaders/sprites.wgsl")),
     ("surface_common", include_str!("../shaders/surface_common.wgsl")),
