@@ -220,7 +220,13 @@ impl Outputs {
     }
 
     /// Appends each moving solid's state to bodies.csv (`solids[k]`: the scene index of body k).
-    pub(crate) fn bodies(&mut self, states: &[crate::sim::motion::BodyState], solids: &[usize], step: u64, time: f64) -> anyhow::Result<()> {
+    pub(crate) fn bodies(
+        &mut self,
+        states: &[crate::sim::motion::BodyState],
+        solids: &[usize],
+        step: u64,
+        time: f64,
+    ) -> anyhow::Result<()> {
         if let Some(w) = self.bodies.as_mut() {
             for (b, &solid) in states.iter().zip(solids) {
                 w.line(&body_row(step, time, solid, b))?;

@@ -236,7 +236,14 @@ impl<'a> RunLoop<'a> {
             .with_surface_gauges(&cfg.surface_gauges);
         let solids = crate::scene::bodies::SolidMask::new(scene);
         let resumed = start.checkpoint().map(|c| c.step);
-        let (outputs, rows) = Outputs::open(out, &setup.gauge_names(), !scene.solids.is_empty(), scene.solids.iter().any(|s| s.moves()), cfg.export.as_ref(), resumed)?;
+        let (outputs, rows) = Outputs::open(
+            out,
+            &setup.gauge_names(),
+            !scene.solids.is_empty(),
+            scene.solids.iter().any(|s| s.moves()),
+            cfg.export.as_ref(),
+            resumed,
+        )?;
         let label = if scene.name.is_empty() { scene_label.to_string() } else { scene.name.clone() };
         let scene_file = match &start {
             Start::Resume { scene_file, .. } => scene_file.clone(),

@@ -22,9 +22,9 @@ pub(crate) mod grid;
 pub(crate) mod kernel;
 pub(crate) mod sph;
 
+pub use bodies::RefBody;
 pub use grid::{
     RefGrid, all_pairs_neighbours, all_pairs_neighbours_f64, build_grid, build_grid_with_free, cell_list_neighbours, grid_diagnostics,
 };
-pub use bodies::RefBody;
 pub use kernel::{CubicKernel, tait_pressure};
 pub use sph::{RefSim, StepRecord};

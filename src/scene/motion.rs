@@ -220,11 +220,7 @@ impl Scene {
                     m as f64 / props.volume
                 }
                 (d, m) => {
-                    return Err(invalid(
-                        f(""),
-                        format!("density {d:?}, mass {m:?}"),
-                        "one of density (kg/m³) or mass (kg)".into(),
-                    ));
+                    return Err(invalid(f(""), format!("density {d:?}, mass {m:?}"), "one of density (kg/m³) or mass (kg)".into()));
                 }
             };
             let (lo, hi) = (MIN_DENSITY_RATIO * rho0, MAX_DENSITY);
@@ -270,7 +266,8 @@ impl Scene {
         let mass = density * props.volume;
         let inertia = props.inertia * density;
         let centre = props.centre.as_vec3().to_array();
-        let motion = BodyMotion { pivot: centre, axis: [0.0, 1.0, 0.0], translation: m::TRANSLATION_FLOATING, end: f32::MAX, ..Default::default() };
+        let motion =
+            BodyMotion { pivot: centre, axis: [0.0, 1.0, 0.0], translation: m::TRANSLATION_FLOATING, end: f32::MAX, ..Default::default() };
         let state = BodyState {
             position: centre,
             mass: mass as f32,

@@ -409,9 +409,10 @@ impl Solid {
     /// What makes it a floating body, if it is one.
     pub fn floating(&self) -> Option<&Floating> {
         match self {
-            Solid::Box { floating, .. } | Solid::Sphere { floating, .. } | Solid::Cylinder { floating, .. } | Solid::Mesh { floating, .. } => {
-                floating.as_ref()
-            }
+            Solid::Box { floating, .. }
+            | Solid::Sphere { floating, .. }
+            | Solid::Cylinder { floating, .. }
+            | Solid::Mesh { floating, .. } => floating.as_ref(),
         }
     }
 

@@ -6,7 +6,13 @@ use super::shader::{self, KernelConfig, KernelError, Pass, Walk};
 
 /// bodies.force, with the no-slip friction and the walls' approach viscosity as sph.force has
 /// them (their reactions).
-pub(crate) fn force(device: &wgpu::Device, cfg: KernelConfig, rows: bool, no_slip: bool, approach: bool) -> Result<Pass<Walk>, KernelError> {
+pub(crate) fn force(
+    device: &wgpu::Device,
+    cfg: KernelConfig,
+    rows: bool,
+    no_slip: bool,
+    approach: bool,
+) -> Result<Pass<Walk>, KernelError> {
     let constants = [("ROWS", shader::flag(rows)), ("NO_SLIP", shader::flag(no_slip)), ("WALL_APPROACH", shader::flag(approach))];
     Pass::new(device, &shader::BODIES_FORCE, cfg, &constants)
 }

@@ -2,6 +2,7 @@
 //! the buffers, and [`Sim`], which records the passes of a step into the caller's encoder and
 //! never waits on the GPU inside a step.
 
+mod bodies;
 pub(crate) mod buffers;
 pub(crate) mod count;
 pub(crate) mod density;
@@ -11,7 +12,6 @@ pub(crate) mod force;
 pub mod instruments;
 pub(crate) mod integrate;
 pub mod layout;
-mod bodies;
 pub mod motion;
 pub mod params;
 pub(crate) mod profiler;
@@ -213,11 +213,7 @@ impl Passes {
             rank_free: sort_cells::rank_free(device, cfg)?,
             reorder: reorder::new(device, cfg)?,
             move_solids: if moving { Some(wall_pressure::solids_move(device, cfg)?) } else { None },
-            body_force: if moving {
-                Some(bodies::force(device, cfg, rows, no_slip, params.wall_approach_viscosity > 0.0)?)
-            } else {
-                None
-            },
+            body_force: if moving { Some(bodies::force(device, cfg, rows, no_slip, params.wall_approach_viscosity > 0.0)?) } else { None },
             body_integrate: if moving { Some(bodies::integrate(device, cfg)?) } else { None },
             density: density::new(device, cfg, rows, lists)?,
             wall_pressure: wall_pressure::new(device, cfg, rows, no_slip, moving)?,
@@ -852,7 +848,11 @@ impl Sim {
 
     /// Bytes of the moving solids' states ([`Sim::record_bodies_copy`]; 0 without them).
     pub(crate) fn bodies_bytes(&self) -> u64 {
-        if self.passes.move_solids.is_some() { self.fixed.moving.n_bodies as u64 * std::mem::size_of::<motion::BodyState>() as u64 } else { 0 }
+        if self.passes.move_solids.is_some() {
+            self.fixed.moving.n_bodies as u64 * std::mem::size_of::<motion::BodyState>() as u64
+        } else {
+            0
+        }
     }
 
     /// Copies the moving solids' states ([`motion::BodyState`], one per moving solid) into `dst`

@@ -63,7 +63,8 @@ fn floating_bodies_match_the_cpu_twin() {
         // product has no precision there)
         let (qg, qt) = (glam::DVec4::from(q), glam::DVec4::from(twin.orientation.to_array()));
         let turn = 2.0 * (qg - qt).length().min((qg + qt).length());
-        let (ex, ev, ef) = ((v(gpu.position) - twin.position).length(), (v(gpu.velocity) - twin.velocity).length(), (v(gpu.force) - twin.force).length());
+        let (ex, ev, ef) =
+            ((v(gpu.position) - twin.position).length(), (v(gpu.velocity) - twin.velocity).length(), (v(gpu.force) - twin.force).length());
         eprintln!(
             "body {b}: at {:.5?} moving {:.4?} m/s, force {:.4?} N, {} contacts; against the twin {ex:.2e} m, {ev:.2e} m/s, {turn:.2e} rad, {ef:.2e} N",
             twin.position.to_array(),

@@ -185,7 +185,17 @@ fn every_shared_struct_has_the_rust_layout_in_wgsl() {
     let names: Vec<&str> = layouts.iter().map(|(_, l)| l.rust_name).collect();
     assert_eq!(
         names,
-        ["SimParams", "FrameUniforms", "SurfaceUniforms", "EmitterGpu", "EmitState", "Diagnostics", "ScanParams", "BodyMotion", "BodyState"]
+        [
+            "SimParams",
+            "FrameUniforms",
+            "SurfaceUniforms",
+            "EmitterGpu",
+            "EmitState",
+            "Diagnostics",
+            "ScanParams",
+            "BodyMotion",
+            "BodyState"
+        ]
     );
     for (module, layout) in &layouts {
         assert!(layout.members.len() >= 4, "{}: {:?}", layout.rust_name, layout.members);
