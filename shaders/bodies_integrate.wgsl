@@ -5,7 +5,8 @@
 //   A = F / M + g,  V += dt A,  c += dt V;
 //   I = R I0 R^T,  alpha = I^-1 (T - w x I w),  w += dt alpha,  q += dt/2 (w, 0) q, normalised.
 // solids.move places its particles from the new state at the start of the next step, with
-// A + alpha x r + w x (w x r) as their acceleration (Adami's wall pressure).
+// A + alpha x r + w x (w x r) as their acceleration (Adami's wall pressure). A floating body
+// the app holds (floating = 2: dragged with the mouse) moves at the velocity it was given.
 //
 // #import common
 // #import motion_structs
@@ -64,7 +65,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     out.contacts = u32(force.w + 0.5);
     out.torque = torque.xyz;
     out.contact_depth = torque.w;
-    if s.floating != 0u {
+    if s.floating == 2u {
+        // held (the app's mouse drag): a prescribed motion at its velocity, unturned
+        out.acceleration = vec3<f32>(0.0);
+        out.angular_acceleration = vec3<f32>(0.0);
+        out.angular_velocity = vec3<f32>(0.0);
+        out.position = s.position + params.dt * s.velocity;
+    } else if s.floating != 0u {
         let dt = params.dt;
         let acc = force.xyz / s.mass + params.gravity;
         let v = s.velocity + dt * acc;

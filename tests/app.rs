@@ -914,3 +914,67 @@ fn a_scene_too_large_for_the_device_is_one_message_and_exit_code_2() {
     assert!(errors[0].contains(&format!("at most {fits} particles fit")), "{log}");
     assert!(!log.contains("panicked"), "{log}");
 }
+
+/// A floating box dragged with the mouse in a real window: shift-drag (real X input through
+/// xdotool) grabs it where the app says it is drawn, it follows the pointer to the right and is
+/// let go there.
+#[test]
+fn a_floating_body_follows_a_shift_drag() {
+    let dir = std::env::temp_dir().join(format!("rillet-drag-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let scene = dir.join("drag.ron");
+    std::fs::write(
+        &scene,
+        "(domain: (min: (0.0, 0.0, 0.0), max: (0.6, 0.4, 0.3)), fluid: [(min: (0.0, 0.0, 0.0), max: (0.6, 0.14, 0.3))],
+          solids: [Box(center: (0.3, 0.19, 0.15), size: (0.12, 0.08, 0.12), floating: (density: 500.0))],
+          physics: (spacing: 0.02))",
+    )
+    .unwrap();
+    let mut app = AppProcess::start([scene.as_os_str(), "--size".as_ref(), "800x600".as_ref(), "--no-vsync".as_ref()]);
+    app.wait_for("the floating body on screen", STALL, |l| l.contains("floating body 0 at"));
+    let line = app.log.iter().find(|l| l.contains("floating body 0 at")).unwrap().clone();
+    let numbers =
+        |s: &str| -> Vec<f64> { s.split(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-')).filter_map(|w| w.parse().ok()).collect() };
+    let start = numbers(line.split("floating body 0 at").nth(1).unwrap());
+    let (px, py) = (start[3], start[4]);
+    let xdotool = |args: &[&str]| {
+        let out = Command::new("xdotool")
+            .args(args)
+            .env("DISPLAY", display())
+            .output()
+            .expect("this test drags with real X input and needs xdotool: apt-get install xdotool");
+        assert!(out.status.success(), "xdotool {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let window = xdotool(&["search", "--sync", "--pid", &app.child.id().to_string()]);
+    let window = window.lines().last().expect("the app's window").to_string();
+    let (px, py) = (px.round() as i64, py.round() as i64);
+    // the keyboard's focus (a display without a window manager gives none)
+    xdotool(&["windowfocus", "--sync", &window]);
+    xdotool(&["mousemove", "--window", &window, &px.to_string(), &py.to_string()]);
+    std::thread::sleep(Duration::from_millis(300));
+    xdotool(&["keydown", "shift"]);
+    std::thread::sleep(Duration::from_millis(300));
+    xdotool(&["mousedown", "1"]);
+    for k in 1..=12 {
+        std::thread::sleep(Duration::from_millis(150));
+        xdotool(&["mousemove", "--window", &window, &(px + 10 * k).to_string(), &py.to_string()]);
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    xdotool(&["mouseup", "1"]);
+    std::thread::sleep(Duration::from_millis(300));
+    xdotool(&["keyup", "shift"]);
+    app.wait_for("the body let go", STALL, |l| l.contains("let go of floating body 0 at"));
+    let log = app.text();
+    let grabbed = app.log.iter().find(|l| l.contains("dragging floating body 0 (at")).unwrap_or_else(|| panic!("not grabbed:\n{log}"));
+    let x0 = numbers(grabbed.split("(at").nth(1).unwrap())[0];
+    let line = app.log.iter().find(|l| l.contains("let go of floating body 0 at")).unwrap().clone();
+    let end = numbers(line.split("let go of floating body 0 at").nth(1).unwrap());
+    eprintln!("the box's centre from x = {x0:.3} m to {:.3} m", end[0]);
+    // to the screen's right is +x (the camera looks from the front, a little from the right)
+    assert!(end[0] - x0 > 0.02, "the box did not follow the pointer to the right: x {x0} → {}\n{log}", end[0]);
+    app.stop();
+    assert!(!app.text().contains("panicked"), "{}", app.text());
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -21,6 +21,19 @@ pub(crate) struct SceneView {
     viewport: Viewport,
     /// Frame the scene once the view's size is known (after the first panel layout).
     frame_camera: bool,
+    /// A shift-drag in progress (it moves a floating body, not the camera), and the drag's
+    /// events since the viewer last took them.
+    grabbing: bool,
+    grab_events: Vec<GrabEvent>,
+}
+
+/// A shift-drag in the view: pressed, moved or let go, with the ray under the pointer (origin and
+/// unit direction, scene coordinates).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum GrabEvent {
+    Start(glam::Vec3, glam::Vec3),
+    Move(glam::Vec3, glam::Vec3),
+    Release,
 }
 
 impl SceneView {
@@ -33,7 +46,22 @@ impl SceneView {
             settings: ViewSettings::new(params, width.max(1.0) / height.max(1.0)),
             viewport: Viewport { x: 0.0, y: 0.0, width, height },
             frame_camera: true,
+            grabbing: false,
+            grab_events: Vec::new(),
         }
+    }
+
+    /// Where point `x` of the scene is drawn, in pixels of the surface (None behind the camera).
+    pub(crate) fn on_screen(&self, x: glam::Vec3) -> Option<[f32; 2]> {
+        let v = self.viewport;
+        let cam = &self.settings.camera;
+        let clip = cam.proj(v.aspect()) * cam.view() * x.extend(1.0);
+        (clip.w > 0.0).then(|| [v.x + (clip.x / clip.w + 1.0) * 0.5 * v.width, v.y + (1.0 - clip.y / clip.w) * 0.5 * v.height])
+    }
+
+    /// The shift-drag's events since the last call.
+    pub(crate) fn take_grab_events(&mut self) -> Vec<GrabEvent> {
+        std::mem::take(&mut self.grab_events)
     }
 
     /// A new simulation runs (reset, reload): the renderer lets go of the old particle buffers.
@@ -64,17 +92,40 @@ impl SceneView {
     }
 
     /// The rest of the window after the panel: the camera's input (drag to rotate, right or
-    /// middle drag to pan, wheel to zoom). Returns the view's rectangle in pixels,
+    /// middle drag to pan, wheel to zoom) and shift-drag (a floating body follows the pointer:
+    /// [`GrabEvent`]s for the viewer). Returns the view's rectangle in pixels,
     /// [x0, y0, x1, y1], clamped to the surface of `surface_size`.
     pub(crate) fn input(&mut self, ui: &mut egui::Ui, surface_size: [u32; 2]) -> [f32; 4] {
         let camera = &mut self.settings.camera;
+        let (grabbing, events) = (&mut self.grabbing, &mut self.grab_events);
         let mut central = egui::Rect::NOTHING;
         egui::CentralPanel::no_frame().show(ui, |ui| {
             let rect = ui.max_rect();
             central = rect;
             let response = ui.allocate_rect(rect, egui::Sense::click_and_drag());
             let d = response.drag_delta();
-            if response.dragged_by(egui::PointerButton::Primary) {
+            let ray = |camera: &crate::render::camera::OrbitCamera, p: egui::Pos2| {
+                let ndc = [(p.x - rect.min.x) / rect.width().max(1.0) * 2.0 - 1.0, 1.0 - (p.y - rect.min.y) / rect.height().max(1.0) * 2.0];
+                camera.ray(ndc, rect.width().max(1.0) / rect.height().max(1.0))
+            };
+            let pointer = response.interact_pointer_pos();
+            if response.drag_started_by(egui::PointerButton::Primary)
+                && ui.input(|i| i.modifiers.shift)
+                && let Some(p) = pointer
+            {
+                *grabbing = true;
+                let (o, dir) = ray(camera, p);
+                events.push(GrabEvent::Start(o, dir));
+            } else if *grabbing {
+                if let Some(p) = pointer.filter(|_| response.dragged_by(egui::PointerButton::Primary)) {
+                    let (o, dir) = ray(camera, p);
+                    events.push(GrabEvent::Move(o, dir));
+                }
+                if !response.dragged() {
+                    *grabbing = false;
+                    events.push(GrabEvent::Release);
+                }
+            } else if response.dragged_by(egui::PointerButton::Primary) {
                 camera.rotate(d.x, d.y);
             } else if response.dragged_by(egui::PointerButton::Secondary) || response.dragged_by(egui::PointerButton::Middle) {
                 camera.pan(d.x, d.y, rect.height());

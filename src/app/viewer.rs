@@ -12,7 +12,7 @@ use super::recorder::Recorder;
 use super::screenshot::Screenshots;
 use super::session::{LoadedScene, Reloaded, SceneFile, Session};
 use super::shell::{Content, Flow, Host};
-use super::view::SceneView;
+use super::view::{GrabEvent, SceneView};
 use crate::gpu::Gpu;
 use anyhow::Context as _;
 use std::path::PathBuf;
@@ -67,9 +67,91 @@ pub(crate) struct Viewer {
     surfaces: crate::scene::bodies::SolidSurfaces,
     /// The simulated time of the last diagnostics read (an adaptive dt's clock).
     sample_time: f64,
+    /// A floating body held by a shift-drag.
+    drag: Option<Drag>,
+    /// Whether the floating bodies' places on screen were logged (once, at their first states).
+    bodies_shown: bool,
+}
+
+/// A floating body following the pointer on the plane through the point it was grabbed at,
+/// facing the camera.
+#[derive(Clone, Copy, Debug)]
+struct Drag {
+    body: usize,
+    /// The plane: a point and its normal.
+    point: glam::Vec3,
+    normal: glam::Vec3,
+    /// From the point grabbed to the body's centre.
+    offset: glam::Vec3,
+    /// The centre where the last frame's steps leave it, and where the pointer wants it.
+    at: glam::Vec3,
+    target: glam::Vec3,
 }
 
 impl Viewer {
+    /// The shift-drag: a floating body under the pointer is held and moved with it, at the speed
+    /// that takes it from where it is to the pointer over this frame's steps (at most 0.1 of the
+    /// speed of sound); let go, it floats on at that speed.
+    fn drag_bodies(&mut self) {
+        let sim = self.session.driver.sim();
+        let states = &self.session.driver.body_states;
+        for event in self.view.take_grab_events() {
+            match event {
+                GrabEvent::Start(o, d) => {
+                    let Some((body, s)) = self.surfaces.pick(o.as_dvec3(), d.as_dvec3(), states) else {
+                        log::info!(
+                            "shift-drag: no floating body under the pointer (the ray from {:.3?} along {:.3?})",
+                            o.to_array(),
+                            d.to_array()
+                        );
+                        continue;
+                    };
+                    let point = o + d * s as f32;
+                    let centre = glam::Vec3::from(states[body].position);
+                    let normal = self.view.settings.camera.forward();
+                    log::info!("dragging floating body {body} (at {:.3?})", centre.to_array());
+                    self.drag = Some(Drag { body, point, normal, offset: centre - point, at: centre, target: centre });
+                }
+                GrabEvent::Move(o, d) => {
+                    if let Some(g) = &mut self.drag {
+                        let along = d.dot(g.normal);
+                        if along.abs() > 1e-6 {
+                            let s = (g.point - o).dot(g.normal) / along;
+                            if s > 0.0 {
+                                g.target = o + d * s + g.offset;
+                            }
+                        }
+                    }
+                }
+                GrabEvent::Release => {
+                    if let Some(g) = self.drag.take() {
+                        sim.hold_body(g.body, None);
+                        log::info!("let go of floating body {} at {:.3?}", g.body, g.at.to_array());
+                    }
+                }
+            }
+        }
+        if !self.bodies_shown && !states.is_empty() {
+            self.bodies_shown = true;
+            for (k, st) in states.iter().enumerate().filter(|(_, s)| s.floating != 0) {
+                if let Some([px, py]) = self.view.on_screen(glam::Vec3::from(st.position)) {
+                    log::info!("floating body {k} at {:.3?} m, on screen at ({px:.0}, {py:.0}) px: shift-drag it", st.position);
+                }
+            }
+        }
+        if let Some(g) = &mut self.drag {
+            let p = sim.params();
+            let span = (self.session.controls.substeps.max(1) as f32 * p.dt).max(1e-6);
+            let mut v = (g.target - g.at) / span;
+            let limit = 0.1 * p.sound_speed;
+            if v.length() > limit {
+                v *= limit / v.length();
+            }
+            sim.hold_body(g.body, Some((g.at.to_array(), v.to_array())));
+            g.at += v * span;
+        }
+    }
+
     pub(crate) fn new(host: &Host, args: &AppArgs, file: SceneFile) -> anyhow::Result<Self> {
         let (gpu, surface) = (host.gpu, host.surface);
         let name = file.name.clone();
@@ -110,6 +192,8 @@ impl Viewer {
             shot: None,
             surfaces,
             sample_time: 0.0,
+            drag: None,
+            bodies_shown: false,
         })
     }
 
@@ -273,6 +357,7 @@ impl Content for Viewer {
         if let Some(path) = self.automation.scripted_shot(next) {
             self.shot = Some(path);
         }
+        self.drag_bodies();
         // the steps (stopping where the recorder records a frame), then the scene pass
         self.steps = self.session.record_frame(encoder, &mut self.recorder.stops(&host.gpu.device));
         // "Export frame": the state after the frame's steps

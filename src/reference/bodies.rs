@@ -24,6 +24,8 @@ pub struct RefBody {
     pub inertia: DMat3,
     pub inv_inertia: DMat3,
     pub floating: bool,
+    /// Held by the app (dragged with the mouse): moves at its velocity, unturned.
+    pub held: bool,
     pub first: usize,
     pub count: usize,
 }
@@ -56,6 +58,7 @@ impl RefBody {
             inertia: m3(s.inertia),
             inv_inertia: m3(s.inv_inertia),
             floating: s.floating != 0,
+            held: s.floating == 2,
             first: s.first as usize,
             count: s.count as usize,
         }
@@ -165,6 +168,11 @@ impl RefSim {
         for (b, (force, torque, contacts, depth)) in self.bodies.iter_mut().zip(sums) {
             (b.force, b.torque, b.contacts, b.contact_depth) = (force, torque, contacts, depth);
             if !b.floating {
+                continue;
+            }
+            if b.held {
+                (b.acceleration, b.angular_acceleration, b.angular_velocity) = (DVec3::ZERO, DVec3::ZERO, DVec3::ZERO);
+                b.position += dt * b.velocity;
                 continue;
             }
             let a = force / b.mass + g;

@@ -47,6 +47,20 @@ impl OrbitCamera {
         glam::camera::rh::proj::directx::perspective(self.fov_y, aspect.max(1e-3), near, self.distance * 20.0 + 10.0)
     }
 
+    /// The unit direction the camera looks in.
+    pub(crate) fn forward(&self) -> Vec3 {
+        (self.target - self.eye()).normalize()
+    }
+
+    /// The ray from the eye through the viewport's point at `ndc` (x right, y up, −1..1), for a
+    /// viewport of `aspect` (width / height): origin and unit direction.
+    pub(crate) fn ray(&self, ndc: [f32; 2], aspect: f32) -> (Vec3, Vec3) {
+        let view = self.view();
+        let (right, up) = (view.row(0).truncate(), view.row(1).truncate());
+        let t = (self.fov_y * 0.5).tan();
+        (self.eye(), (self.forward() + right * (ndc[0] * t * aspect.max(1e-3)) + up * (ndc[1] * t)).normalize())
+    }
+
     /// Rotates by a mouse drag of (dx, dy) pixels.
     pub(crate) fn rotate(&mut self, dx: f32, dy: f32) {
         self.yaw -= dx * 0.008;
@@ -72,6 +86,18 @@ impl OrbitCamera {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The ray through a point's projection passes through the point.
+    #[test]
+    fn a_ray_through_a_projected_point_meets_it() {
+        let cam = OrbitCamera::frame(Vec3::ZERO, Vec3::new(1.6, 0.8, 0.6), 1.5);
+        for p in [Vec3::new(0.3, 0.2, 0.1), Vec3::new(1.5, 0.7, 0.5), Vec3::new(0.8, 0.0, 0.6)] {
+            let clip = cam.proj(1.5) * cam.view() * p.extend(1.0);
+            let (o, d) = cam.ray([clip.x / clip.w, clip.y / clip.w], 1.5);
+            let miss = (p - o).cross(d).length();
+            assert!(miss < 1e-5, "{p}: the ray misses by {miss} m");
+        }
+    }
 
     #[test]
     fn framed_box_is_inside_the_view() {

@@ -376,6 +376,45 @@ impl SolidSurfaces {
     }
 }
 
+impl SolidSurfaces {
+    /// The floating body whose surface the ray `origin + s · dir` meets first, where `states`
+    /// (the moving solids' as read back) put them: its index among the moving solids and the
+    /// distance `s` along the ray (`dir` of unit length).
+    pub fn pick(&self, origin: DVec3, dir: DVec3, states: &[crate::sim::motion::BodyState]) -> Option<(usize, f64)> {
+        use crate::sim::motion::{Pose, TRANSLATION_FLOATING};
+        let mut best: Option<(usize, f64)> = None;
+        for (k, (range, b, _)) in self.moving.iter().enumerate() {
+            let Some(st) = states.get(k).filter(|_| b.translation == TRANSLATION_FLOATING) else { continue };
+            let pose = Pose::of_state(b, st);
+            let v = |i: usize| pose.apply(DVec3::new(self.rest[i][0] as f64, self.rest[i][1] as f64, self.rest[i][2] as f64));
+            for t in range.clone().step_by(3) {
+                if let Some(s) = ray_triangle(origin, dir, v(t), v(t + 1), v(t + 2))
+                    && best.is_none_or(|(_, d)| s < d)
+                {
+                    best = Some((k, s));
+                }
+            }
+        }
+        best
+    }
+}
+
+/// Where the ray `o + s d` meets triangle `a b c` (Möller–Trumbore): `s > 0`, or none.
+fn ray_triangle(o: DVec3, d: DVec3, a: DVec3, b: DVec3, c: DVec3) -> Option<f64> {
+    let (e1, e2) = (b - a, c - a);
+    let p = d.cross(e2);
+    let det = e1.dot(p);
+    if det.abs() < 1e-15 {
+        return None;
+    }
+    let t = o - a;
+    let u = t.dot(p) / det;
+    let q = t.cross(e1);
+    let v = d.dot(q) / det;
+    let s = e2.dot(q) / det;
+    (u >= 0.0 && v >= 0.0 && u + v <= 1.0 && s > 0.0).then_some(s)
+}
+
 pub(crate) struct SolidMask {
     solids: Vec<MaskedSolid>,
     depth: f64,
@@ -500,6 +539,26 @@ mod tests {
         for (a, b) in box_now.iter().zip(&surfaces.rest[*first..]) {
             assert!(((a[0] - b[0]) as f64 - dx).abs() < 1e-6 && a[1] == b[1] && a[2] == b[2], "{a:?} from {b:?}");
         }
+    }
+
+    /// A ray meets the floating box where its state puts it (not at rest), the nearest face
+    /// first; a ray past it, or one at the still sphere, picks nothing.
+    #[test]
+    fn a_ray_picks_the_floating_body_where_it_is() {
+        let scene = Scene::parse(
+            "(domain: (min: (0, 0, 0), max: (1, 0.5, 0.5)), fluid: [(min: (0.5, 0, 0), max: (1, 0.2, 0.5))],
+              solids: [Sphere(center: (0.8, 0.4, 0.25), radius: 0.05),
+                       Box(center: (0.2, 0.25, 0.25), size: (0.1, 0.1, 0.1), floating: (density: 500.0))])",
+            "pick",
+        )
+        .unwrap();
+        let surfaces = scene.solid_surfaces();
+        let state = crate::sim::motion::BodyState { position: [0.3, 0.25, 0.25], orientation: [0.0, 0.0, 0.0, 1.0], ..Default::default() };
+        let (k, s) = surfaces.pick(DVec3::new(0.3, 0.25, 1.0), DVec3::NEG_Z, &[state]).expect("the box where it floats");
+        assert_eq!(k, 0);
+        assert!((s - 0.7).abs() < 1e-9, "the near face at z = 0.3: {s}");
+        assert!(surfaces.pick(DVec3::new(0.2, 0.25, 1.0), DVec3::NEG_Z, &[state]).is_none(), "where it was at rest");
+        assert!(surfaces.pick(DVec3::new(0.8, 0.4, 1.0), DVec3::NEG_Z, &[state]).is_none(), "the still sphere");
     }
 
     /// The SPHERIC Test 2 obstacle: fluid resting on its back top edge (positions a free-slip run

@@ -344,6 +344,8 @@ struct MovingBuffers {
     /// (`2 vec4`).
     force: wgpu::Buffer,
     n_bodies: u32,
+    /// Which moving solids float (the ones [`Sim::hold_body`] may hold).
+    floats: Vec<bool>,
     keys: wgpu::Buffer,
     rest: wgpu::Buffer,
     rest_normal: wgpu::Buffer,
@@ -364,6 +366,7 @@ impl MovingBuffers {
             states: shader::storage(device, "bodies.state", size(k.states.len() as u64 * std::mem::size_of::<motion::BodyState>() as u64)),
             force: shader::storage(device, "bodies.force", size(n * 32)),
             n_bodies: k.bodies.len() as u32,
+            floats: k.bodies.iter().map(|b| b.translation == motion::TRANSLATION_FLOATING).collect(),
             rest: shader::storage(device, "solids.rest", size(n * 16)),
             rest_normal: shader::storage(device, "solids.rest_normal", size(n * 16)),
             wall_motion: shader::storage(device, "solids.wall_motion", size(n * 32)),
@@ -844,6 +847,28 @@ impl Sim {
     /// Copies the diagnostics words into `dst` at `offset` (for an asynchronous readback).
     pub(crate) fn record_diagnostics_copy(&self, encoder: &mut wgpu::CommandEncoder, dst: &wgpu::Buffer, offset: u64) {
         encoder.copy_buffer_to_buffer(&self.fixed.diag, 0, dst, offset, std::mem::size_of::<Diagnostics>() as u64);
+    }
+
+    /// Holds floating body `b` (the app's mouse drag): from the next step it is at `position`
+    /// (its centre) and moves at `velocity`, unturned, whatever the water does; `None` lets it
+    /// go (it floats on from the velocity it was last given). A body that does not float, or
+    /// one the simulation does not have, is left alone.
+    pub fn hold_body(&self, b: usize, hold: Option<([f32; 3], [f32; 3])>) {
+        if self.passes.move_solids.is_none() || !self.fixed.moving.floats.get(b).copied().unwrap_or(false) {
+            return;
+        }
+        let at = (b * std::mem::size_of::<motion::BodyState>()) as u64;
+        let field = |offset: usize, bytes: &[u8]| self.queue.write_buffer(&self.fixed.moving.states, at + offset as u64, bytes);
+        use std::mem::offset_of;
+        match hold {
+            Some((x, v)) => {
+                field(offset_of!(motion::BodyState, position), bytemuck::cast_slice(&x));
+                field(offset_of!(motion::BodyState, velocity), bytemuck::cast_slice(&v));
+                field(offset_of!(motion::BodyState, angular_velocity), bytemuck::cast_slice(&[0.0f32; 3]));
+                field(offset_of!(motion::BodyState, floating), bytemuck::bytes_of(&2u32));
+            }
+            None => field(offset_of!(motion::BodyState, floating), bytemuck::bytes_of(&1u32)),
+        }
     }
 
     /// Bytes of the moving solids' states ([`Sim::record_bodies_copy`]; 0 without them).

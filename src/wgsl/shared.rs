@@ -344,7 +344,8 @@ wgsl_struct! {
         pub count: u32,
         /// Angular acceleration in the last step, rad/s².
         pub angular_acceleration: [f32; 3],
-        /// 1: a floating body, moved by the forces on it; 0: a prescribed motion.
+        /// 1: a floating body, moved by the forces on it; 2: a floating body held by the app
+        /// (dragged with the mouse: it moves at its velocity); 0: a prescribed motion.
         pub floating: u32,
         /// Force of the fluid and the contacts on the body in the last step, N.
         pub force: [f32; 3],

@@ -89,4 +89,27 @@ fn floating_bodies_match_the_cpu_twin() {
     assert!(cpu.bodies[0].force.y > 0.0, "no lift on the box: {}", cpu.bodies[0].force);
     assert!(touched > 0, "the sphere never touched the floor");
     assert!(cpu.bodies[2].force.length() > 0.0, "no force recorded on the paddle");
+
+    // held (the app's drag): 10 more steps at a given velocity, the same on both
+    let (x, v) = (bodies[0].position, [0.2f32, 0.05, 0.0]);
+    sim.hold_body(0, Some((x, v)));
+    let b = &mut cpu.bodies[0];
+    (b.held, b.position, b.velocity, b.angular_velocity) =
+        (true, DVec3::from(x.map(f64::from)), DVec3::from(v.map(f64::from)), DVec3::ZERO);
+    let q0 = b.orientation;
+    let mut t = 0.0;
+    for _ in 0..10 {
+        cpu.step();
+        t += cpu.last.dt;
+    }
+    sim.run(10);
+    let held = sim.read_particles().unwrap().bodies[0];
+    let want = DVec3::from(x.map(f64::from)) + DVec3::from(v.map(f64::from)) * t;
+    let got = DVec3::from(held.position.map(f64::from));
+    assert!(
+        (got - want).length() < 1e-5 && (cpu.bodies[0].position - want).length() < 1e-9,
+        "held: {got} and {} against {want}",
+        cpu.bodies[0].position
+    );
+    assert_eq!((held.floating, cpu.bodies[0].orientation), (2, q0), "a held body moves at its velocity, unturned");
 }

@@ -228,7 +228,7 @@ pub(crate) fn show(
             ui.separator();
             egui::CollapsingHeader::new("Keys and mouse").default_open(false).show(ui, |ui| {
                 ui.small(
-                    "drag: rotate · right-drag: pan · wheel: zoom · C: frame the scene\n\
+                    "drag: rotate · right-drag: pan · wheel: zoom · shift-drag: move a floating body · C: frame the scene\n\
                      Space: pause · N: one step · Backspace: reset · F5: reload scene\n\
                      1/2/3: colour by speed/density/pressure · B: boundary particles\n\
                      Tab: hide panel · F12: screenshot · E: export frame · R: record",
