@@ -104,6 +104,8 @@ pub struct Driver {
     /// (where floating bodies are drawn).
     bodies: Option<Readback<u64>>,
     pub body_states: Vec<crate::sim::motion::BodyState>,
+    /// For the bodies' staging buffers of a simulation that replaces this one.
+    device: wgpu::Device,
 }
 
 impl Driver {
@@ -120,6 +122,7 @@ impl Driver {
         Self {
             bodies,
             body_states: Vec::new(),
+            device: device.clone(),
             health,
             guards: GuardTotals::default(),
             steps_total: 0,
@@ -152,6 +155,9 @@ impl Driver {
         }
         self.health = Health::new(sim.params());
         self.guards = GuardTotals::default();
+        // its own bodies' staging buffers (another scene has other bodies, or none)
+        self.bodies = (sim.bodies_bytes() > 0).then(|| Readback::new(&self.device, "app.readback.bodies", sim.bodies_bytes(), 3));
+        self.body_states.clear();
         self.sim = sim;
         self.generation += 1;
         self.profile = None;
@@ -262,8 +268,9 @@ impl Driver {
         let mut arrived = Vec::new();
         if let Some(b) = &mut self.bodies {
             for (generation, bytes) in b.take_ready() {
-                if generation == self.generation {
-                    self.body_states = bytemuck::pod_collect_to_vec(&bytes[..self.sim.bodies_bytes() as usize]);
+                let n = self.sim.bodies_bytes() as usize;
+                if generation == self.generation && bytes.len() >= n {
+                    self.body_states = bytemuck::pod_collect_to_vec(&bytes[..n]);
                 }
             }
         }

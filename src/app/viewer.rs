@@ -243,6 +243,9 @@ impl Viewer {
     /// The simulation started again: the report follows the running scene.
     fn restarted(&mut self) {
         self.view.release_particles();
+        // a body held in the old simulation is not one of the new one's
+        self.drag = None;
+        self.bodies_shown = false;
         let sim = self.session.driver.sim();
         self.automation.restarted(sim.n_particles(), sim.n_fluid());
         self.recorder.restarted();
