@@ -720,6 +720,13 @@ fn a_signal_while_loading_ends_the_run_at_once() {
     assert!(sent.elapsed() < Duration::from_secs(5), "ended {:?} after the signal", sent.elapsed());
 }
 
+/// `rillet run SCENE --steps STEPS --every 20 --quiet --out OUT EXTRA…`, which must exit 0.
+fn run_probed(scene: &Path, out: &Path, steps: &str, extra: &[&str]) {
+    let o =
+        rillet().arg("run").arg(scene).args(["--steps", steps, "--every", "20", "--quiet", "--out"]).arg(out).args(extra).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
 /// A run with a moving solid resumed from a checkpoint ends where the same run without a stop
 /// ends, bit for bit (`grid.deterministic`): the solid's pose comes from the clock, which the
 /// checkpoint carries, and its rest positions from the scene.
@@ -735,17 +742,7 @@ fn a_run_with_a_moving_solid_resumes_to_the_same_bits() {
           physics: (spacing: 0.02), grid: (deterministic: true))",
     );
     let (whole, parts) = (dir.join("whole"), dir.join("parts"));
-    let run = |out: &Path, steps: &str, extra: &[&str]| {
-        let o = rillet()
-            .arg("run")
-            .arg(&scene)
-            .args(["--steps", steps, "--every", "20", "--quiet", "--out"])
-            .arg(out)
-            .args(extra)
-            .output()
-            .unwrap();
-        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    };
+    let run = |out: &Path, steps: &str, extra: &[&str]| run_probed(&scene, out, steps, extra);
     run(&whole, "60", &[]);
     run(&parts, "20", &["--checkpoint-every", "20"]);
     let o = rillet().args(["run", "--quiet", "--steps", "60", "--resume"]).arg(&parts).output().unwrap();
@@ -769,17 +766,7 @@ fn a_run_with_a_floating_body_resumes_to_the_same_bits() {
           physics: (spacing: 0.02), grid: (deterministic: true))",
     );
     let (whole, parts) = (dir.join("whole"), dir.join("parts"));
-    let run = |out: &Path, steps: &str, extra: &[&str]| {
-        let o = rillet()
-            .arg("run")
-            .arg(&scene)
-            .args(["--steps", steps, "--every", "20", "--quiet", "--out"])
-            .arg(out)
-            .args(extra)
-            .output()
-            .unwrap();
-        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    };
+    let run = |out: &Path, steps: &str, extra: &[&str]| run_probed(&scene, out, steps, extra);
     run(&whole, "80", &[]);
     run(&parts, "40", &["--checkpoint-every", "40"]);
     let o = rillet().args(["run", "--quiet", "--steps", "80", "--resume"]).arg(&parts).output().unwrap();
