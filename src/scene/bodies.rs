@@ -141,11 +141,7 @@ impl Scene {
                 out.extend(t.map(|k| mesh.vertices[k as usize].as_vec3().to_array()));
             }
             let mut keys = Vec::new();
-            let b = match self.floating_body(i, &(0..1)) {
-                Some((b, _)) => Some(b),
-                None => self.body_motion(i, &mut keys),
-            };
-            if let Some(b) = b {
+            if let Some(b) = self.moving_motion(i, &mut keys) {
                 moving.push((first..out.len(), b, keys));
             }
         }
@@ -361,12 +357,8 @@ impl SolidSurfaces {
         t: f64,
         states: &'a [crate::sim::motion::BodyState],
     ) -> impl Iterator<Item = (usize, Vec<[f32; 3]>)> + 'a {
-        use crate::sim::motion::{Pose, TRANSLATION_FLOATING, pose_at};
         self.moving.iter().enumerate().map(move |(k, (range, b, keys))| {
-            let pose = match states.get(k) {
-                Some(st) if b.translation == TRANSLATION_FLOATING => Pose::of_state(b, st),
-                _ => pose_at(b, keys, t),
-            };
+            let pose = crate::sim::motion::pose_now(b, keys, t, states.get(k));
             let moved = self.rest[range.clone()]
                 .iter()
                 .map(|v| pose.apply(DVec3::new(v[0] as f64, v[1] as f64, v[2] as f64)).as_vec3().to_array())
@@ -454,11 +446,7 @@ impl SolidMask {
                     _ => None,
                 };
                 let mut keys = Vec::new();
-                let b = match scene.floating_body(i, &(0..1)) {
-                    Some((b, _)) => Some(b),
-                    None => scene.body_motion(i, &mut keys),
-                };
-                let motion = b.map(|b| {
+                let motion = scene.moving_motion(i, &mut keys).map(|b| {
                     body += 1;
                     (body - 1, b, keys)
                 });
@@ -482,14 +470,9 @@ impl SolidMask {
     /// it, a floating body where its state in `states` — the moving solids' read back with the
     /// particles — says; at rest without it), deeper than a quarter spacing.
     pub(crate) fn contains_at(&self, p_now: DVec3, t: f64, states: &[crate::sim::motion::BodyState]) -> bool {
-        use crate::sim::motion::{Pose, TRANSLATION_FLOATING, pose_at};
         self.solids.iter().any(|m| {
             let p = match &m.motion {
-                Some((k, b, _)) if b.translation == TRANSLATION_FLOATING => match states.get(*k) {
-                    Some(st) => Pose::of_state(b, st).invert(p_now),
-                    None => p_now,
-                },
-                Some((_, b, keys)) => pose_at(b, keys, t).invert(p_now),
+                Some((k, b, keys)) => crate::sim::motion::pose_now(b, keys, t, states.get(*k)).invert(p_now),
                 None => p_now,
             };
             if p.cmplt(m.lo).any() || p.cmpgt(m.hi).any() {

@@ -284,6 +284,15 @@ impl Scene {
         Some((motion, state))
     }
 
+    /// Solid `i`'s motion record if it moves, a floating body's or a prescribed path's (its
+    /// keyframes appended to `keys`): what solids.move reads for it.
+    pub(crate) fn moving_motion(&self, i: usize, keys: &mut Vec<[f32; 4]>) -> Option<BodyMotion> {
+        match self.floating_body(i, &(0..1)) {
+            Some((b, _)) => Some(b),
+            None => self.body_motion(i, keys),
+        }
+    }
+
     /// Solid `i`'s motion as the GPU reads it, its keyframes appended to `keys`.
     pub(crate) fn body_motion(&self, i: usize, keys: &mut Vec<[f32; 4]>) -> Option<BodyMotion> {
         let mo = self.solids[i].motion()?;

@@ -106,6 +106,16 @@ impl Pose {
     }
 }
 
+/// The pose of a moving solid at `t`: a floating body's from its `state` where one is given
+/// (the states read back with the particles), otherwise its path's ([`pose_at`]; a floating
+/// body without a state is at rest).
+pub fn pose_now(m: &BodyMotion, keys: &[[f32; 4]], t: f64, state: Option<&BodyState>) -> Pose {
+    match state {
+        Some(s) if m.translation == TRANSLATION_FLOATING => Pose::of_state(m, s),
+        _ => pose_at(m, keys, t),
+    }
+}
+
 /// Value, rate and second derivative of keyframes `keys` (`(τ, value…)`, τ ascending, at
 /// least two) at `tau`, relative to the first key's value: straight segments or cubic Hermite
 /// curves with Catmull–Rom tangents (zero at the first and last key). Before the first key
