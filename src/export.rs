@@ -6,11 +6,14 @@
 //!
 //! Every frame holds, per particle in id order (ids are stable across reorders): position,
 //! velocity, density, pressure (WCSPH: the Tait pressure, negative clamped, as the step uses it;
-//! DFSPH: the solver's, `dfsph_pressure`, 0 for wall particles), id, and kind
-//! (0 fluid, 1 boundary); boundary particles only when asked for.
+//! DFSPH: the solver's, `dfsph_pressure`, 0 for wall particles), id, kind (0 fluid, 1 boundary)
+//! and object (which fluid entry, the tank, which solid, or the emitters' fluid: the export
+//! folder's `objects.csv` lists them, [`crate::sim::objects`]); boundary particles only when
+//! asked for.
 
 use crate::physics::tait_pressure;
 use crate::sim::Particles;
+use crate::sim::objects::ObjectMap;
 use crate::sim::readback::ParticleCopy;
 use anyhow::Context as _;
 use base64::Engine as _;
@@ -29,6 +32,9 @@ pub enum Format {
     Ply,
 }
 
+/// The export folder's list of the scene's objects (a particle's `object` is its row).
+pub const OBJECTS_FILE: &str = "objects.csv";
+
 /// Frames waiting for the writer at most; a full queue makes the run wait for the disk.
 pub(crate) const QUEUE: usize = 2;
 
@@ -44,14 +50,27 @@ pub struct Frame {
     pub id: Vec<u32>,
     /// 0 fluid, 1 boundary.
     pub kind: Vec<u8>,
+    /// The object of the scene the particle belongs to (`objects.csv`).
+    pub object: Vec<u32>,
 }
 
 impl Frame {
     /// The frame of a readback (any slot order): fluid particles, and the boundary ones with
-    /// `boundary`, by id (free slots left out). `rest_density` and `stiffness` give the pressure.
-    pub fn new(p: &Particles, step: u64, time: f64, rest_density: f32, stiffness: f32, boundary: bool) -> Self {
+    /// `boundary`, by id (free slots left out). `rest_density` and `stiffness` give the pressure,
+    /// `objects` each particle's object.
+    pub fn new(p: &Particles, step: u64, time: f64, rest_density: f32, stiffness: f32, boundary: bool, objects: &ObjectMap) -> Self {
         let by_id = p.by_id();
-        let mut f = Frame { step, time, position: vec![], velocity: vec![], density: vec![], pressure: vec![], id: vec![], kind: vec![] };
+        let mut f = Frame {
+            step,
+            time,
+            position: vec![],
+            velocity: vec![],
+            density: vec![],
+            pressure: vec![],
+            id: vec![],
+            kind: vec![],
+            object: vec![],
+        };
         let tait = |rho: f64| tait_pressure(rho, rest_density as f64, stiffness as f64);
         for (id, (x, v)) in by_id.pos_mass.iter().zip(&by_id.vel_rho).enumerate() {
             let wall = x[3] < 0.0;
@@ -65,6 +84,7 @@ impl Frame {
             f.pressure.push(by_id.pressure_at(id, tait) as f32);
             f.id.push(id as u32);
             f.kind.push(wall as u8);
+            f.object.push(objects.object_of(id as u32));
         }
         f
     }
@@ -96,12 +116,13 @@ pub fn vtu(f: &Frame) -> Vec<u8> {
     let offsets: Vec<i64> = (1..=n as i64).collect();
     let types = vec![1u8; n]; // VTK_VERTEX
     // (type, name, components, bytes), in the order the file lists them
-    let arrays: [(&str, &str, usize, &[u8]); 9] = [
+    let arrays: [(&str, &str, usize, &[u8]); 10] = [
         ("Float32", "velocity", 3, bytemuck::cast_slice(&f.velocity)),
         ("Float32", "density", 1, bytemuck::cast_slice(&f.density)),
         ("Float32", "pressure", 1, bytemuck::cast_slice(&f.pressure)),
         ("UInt32", "id", 1, bytemuck::cast_slice(&f.id)),
         ("UInt8", "kind", 1, &f.kind),
+        ("UInt32", "object", 1, bytemuck::cast_slice(&f.object)),
         ("Float32", "position", 3, bytemuck::cast_slice(&f.position)),
         ("Int64", "connectivity", 1, bytemuck::cast_slice(&cells)),
         ("Int64", "offsets", 1, bytemuck::cast_slice(&offsets)),
@@ -125,35 +146,36 @@ pub fn vtu(f: &Frame) -> Vec<u8> {
     s.push_str("  <UnstructuredGrid>\n");
     s.push_str(&format!("    <Piece NumberOfPoints=\"{n}\" NumberOfCells=\"{n}\">\n"));
     s.push_str("      <PointData Scalars=\"density\" Vectors=\"velocity\">\n");
-    (0..5).for_each(|k| s.push_str(&xml(k)));
+    (0..6).for_each(|k| s.push_str(&xml(k)));
     s.push_str("      </PointData>\n      <Points>\n");
-    s.push_str(&xml(5));
+    s.push_str(&xml(6));
     s.push_str("      </Points>\n      <Cells>\n");
-    (6..9).for_each(|k| s.push_str(&xml(k)));
+    (7..10).for_each(|k| s.push_str(&xml(k)));
     s.push_str("      </Cells>\n    </Piece>\n  </UnstructuredGrid>\n</VTKFile>\n");
     s.into_bytes()
 }
 
 /// The frame as binary little-endian PLY: one vertex element with x y z, vx vy vz, density,
-/// pressure (float), id (uint) and kind (uchar).
+/// pressure (float), id (uint), kind (uchar) and object (uint).
 pub fn ply(f: &Frame) -> Vec<u8> {
     let mut out = format!(
         "ply\nformat binary_little_endian 1.0\ncomment rillet step {} time {}\nelement vertex {}\n\
          property float x\nproperty float y\nproperty float z\n\
          property float vx\nproperty float vy\nproperty float vz\n\
-         property float density\nproperty float pressure\nproperty uint id\nproperty uchar kind\nend_header\n",
+         property float density\nproperty float pressure\nproperty uint id\nproperty uchar kind\nproperty uint object\nend_header\n",
         f.step,
         f.time,
         f.len()
     )
     .into_bytes();
-    out.reserve(f.len() * 37);
+    out.reserve(f.len() * 41);
     for i in 0..f.len() {
         for c in f.position[i].iter().chain(&f.velocity[i]).chain([&f.density[i], &f.pressure[i]]) {
             out.extend_from_slice(&c.to_le_bytes());
         }
         out.extend_from_slice(&f.id[i].to_le_bytes());
         out.push(f.kind[i]);
+        out.extend_from_slice(&f.object[i].to_le_bytes());
     }
     out
 }
@@ -201,12 +223,12 @@ pub(crate) enum Job {
 }
 
 impl Job {
-    fn frame(self) -> anyhow::Result<Frame> {
+    fn frame(self, objects: &ObjectMap) -> anyhow::Result<Frame> {
         match self {
             Job::Frame(f) => Ok(f),
             Job::Raw { bytes, copy, step, time, rest_density, stiffness, boundary } => {
                 let (p, _) = copy.decode(&bytes)?;
-                Ok(Frame::new(&p, step, time, rest_density, stiffness, boundary))
+                Ok(Frame::new(&p, step, time, rest_density, stiffness, boundary, objects))
             }
         }
     }
@@ -220,15 +242,22 @@ pub(crate) struct Exporter {
 }
 
 impl Exporter {
-    /// Starts writing into `dir` in `formats`. `series`: the `.pvd` entries already there (a
+    /// Starts writing into `dir` in `formats`, with `objects.csv` listing `objects` (the map of
+    /// the frames made on the writer thread). `series`: the `.pvd` entries already there (a
     /// resumed run continues its collection).
-    pub(crate) fn start(dir: &Path, formats: &[Format], series: Vec<(f64, String)>) -> anyhow::Result<Self> {
+    pub(crate) fn start(
+        dir: &Path,
+        formats: &[Format],
+        series: Vec<(f64, String)>,
+        objects: std::sync::Arc<ObjectMap>,
+    ) -> anyhow::Result<Self> {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        write_whole(&dir.join(OBJECTS_FILE), objects.csv().as_bytes())?;
         let (tx, rx) = std::sync::mpsc::sync_channel::<Job>(QUEUE);
         let (dir, formats) = (dir.to_path_buf(), formats.to_vec());
         let writer = std::thread::Builder::new()
             .name("rillet-export".into())
-            .spawn(move || write_frames(&dir, &formats, series, rx))
+            .spawn(move || write_frames(&dir, &formats, series, &objects, rx))
             .context("cannot start the export thread")?;
         Ok(Self { tx: Some(tx), writer: Some(writer), waited: Duration::ZERO })
     }
@@ -278,10 +307,16 @@ impl Drop for Exporter {
     }
 }
 
-fn write_frames(dir: &Path, formats: &[Format], mut series: Vec<(f64, String)>, rx: Receiver<Job>) -> anyhow::Result<ExportStats> {
+fn write_frames(
+    dir: &Path,
+    formats: &[Format],
+    mut series: Vec<(f64, String)>,
+    objects: &ObjectMap,
+    rx: Receiver<Job>,
+) -> anyhow::Result<ExportStats> {
     let mut stats = ExportStats::default();
     for job in rx {
-        let frame = job.frame()?;
+        let frame = job.frame(objects)?;
         let t = Instant::now();
         let stem = frame.stem();
         for format in formats {
@@ -321,11 +356,16 @@ mod tests {
         }
     }
 
+    /// ids 0 and 1 two fluid entries, 2 the tank, 3 the emitters' slot.
+    fn objects() -> ObjectMap {
+        ObjectMap::new(&[1, 1], 1, &[], 1)
+    }
+
     #[test]
     fn a_solver_pressure_is_exported_by_id_instead_of_the_tait_one() {
         let mut p = particles();
         p.pressure = Some(vec![11.0, 22.0, 33.0, 44.0]);
-        let f = Frame::new(&p, 10, 0.004, 1000.0, 50_000.0, true);
+        let f = Frame::new(&p, 10, 0.004, 1000.0, 50_000.0, true, &objects());
         assert_eq!(f.id, [0, 1, 2]);
         // slot 1 holds id 0, slot 0 id 1
         assert_eq!(f.pressure, [22.0, 11.0, 33.0]);
@@ -333,21 +373,22 @@ mod tests {
 
     #[test]
     fn frames_are_in_id_order_with_boundary_on_request_and_no_free_slot() {
-        let f = Frame::new(&particles(), 10, 0.004, 1000.0, 50_000.0, false);
+        let f = Frame::new(&particles(), 10, 0.004, 1000.0, 50_000.0, false, &objects());
         assert_eq!(f.id, [0, 1]);
         assert_eq!(f.position, [[0.0, 0.1, 0.2], [1.0, 2.0, 3.0]]);
         assert_eq!(f.pressure[0], 0.0, "negative pressure clamped");
         assert!((f.pressure[1] - (50_000.0 * (1.01f64.powi(7) - 1.0)) as f32).abs() < 1e-2);
-        let all = Frame::new(&particles(), 10, 0.004, 1000.0, 50_000.0, true);
+        let all = Frame::new(&particles(), 10, 0.004, 1000.0, 50_000.0, true, &objects());
         assert_eq!((all.id.clone(), all.kind.clone()), (vec![0, 1, 2], vec![0, 0, 1]));
+        assert_eq!(all.object, [0, 1, 2]);
         assert_eq!(all.stem(), "particles-00000010");
     }
 
     #[test]
     fn ply_has_the_declared_size() {
-        let f = Frame::new(&particles(), 0, 0.0, 1000.0, 50_000.0, true);
+        let f = Frame::new(&particles(), 0, 0.0, 1000.0, 50_000.0, true, &objects());
         let bytes = ply(&f);
         let end = bytes.windows(11).position(|w| w == b"end_header\n").unwrap() + 11;
-        assert_eq!(bytes.len() - end, 3 * (8 * 4 + 4 + 1));
+        assert_eq!(bytes.len() - end, 3 * (8 * 4 + 4 + 1 + 4));
     }
 }

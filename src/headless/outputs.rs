@@ -165,6 +165,8 @@ pub(crate) struct Outputs {
     bodies: Option<CsvFile>,
     exporter: Option<Exporter>,
     export_boundary: bool,
+    /// Which object each particle id belongs to (the frames' `object`).
+    objects: std::sync::Arc<crate::sim::objects::ObjectMap>,
 }
 
 impl Outputs {
@@ -177,10 +179,12 @@ impl Outputs {
         with_leaks: bool,
         with_bodies: bool,
         export: Option<&super::ExportSettings>,
+        objects: std::sync::Arc<crate::sim::objects::ObjectMap>,
         resumed: Option<u64>,
     ) -> anyhow::Result<(Self, Vec<ProbeRow>)> {
         let Some(dir) = dir else {
-            return Ok((Self { dir: None, probes: None, leaks: None, bodies: None, exporter: None, export_boundary: false }, vec![]));
+            let none = Self { dir: None, probes: None, leaks: None, bodies: None, exporter: None, export_boundary: false, objects };
+            return Ok((none, vec![]));
         };
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         if resumed.is_none() {
@@ -198,12 +202,12 @@ impl Outputs {
                     Some(from) => super::resume::read_series(&dir.join(EXPORT_FOLDER).join("particles.pvd"), from)?,
                     None => vec![],
                 };
-                Some(Exporter::start(&dir.join(EXPORT_FOLDER), &e.formats, series)?)
+                Some(Exporter::start(&dir.join(EXPORT_FOLDER), &e.formats, series, objects.clone())?)
             }
             None => None,
         };
         let export_boundary = export.is_some_and(|e| e.boundary);
-        Ok((Self { dir: Some(dir.to_path_buf()), probes: Some(probes), leaks, bodies, exporter, export_boundary }, rows))
+        Ok((Self { dir: Some(dir.to_path_buf()), probes: Some(probes), leaks, bodies, exporter, export_boundary, objects }, rows))
     }
 
     /// The folder's name for messages.
@@ -249,7 +253,7 @@ impl Outputs {
     /// as the writer's own when it has one.
     pub(crate) fn export(&mut self, p: &Particles, step: u64, time: f64, params: &crate::sim::params::SimParams) -> anyhow::Result<()> {
         let Some(e) = self.exporter.as_mut() else { return Ok(()) };
-        let frame = Frame::new(p, step, time, params.rest_density, params.stiffness, self.export_boundary);
+        let frame = Frame::new(p, step, time, params.rest_density, params.stiffness, self.export_boundary, &self.objects);
         if let Err(sent) = e.send(frame) {
             return Err(match self.exporter.take().map(|e| e.finish()) {
                 Some(Err(e)) => e,

@@ -242,6 +242,7 @@ impl<'a> RunLoop<'a> {
             !scene.solids.is_empty(),
             scene.solids.iter().any(|s| s.moves()),
             cfg.export.as_ref(),
+            sim.objects().clone(),
             resumed,
         )?;
         let label = if scene.name.is_empty() { scene_label.to_string() } else { scene.name.clone() };

@@ -99,7 +99,9 @@ pub fn build(scene: &Scene) -> InitialState {
 
     let mut pos_mass = Vec::new();
     let mut vel_rho = Vec::new();
+    let mut fluid_counts = Vec::with_capacity(scene.fluid.len());
     for (e, fluid) in scene.fluid.iter().enumerate() {
+        let before = pos_mass.len();
         let [vx, vy, vz] = fluid.velocity;
         if let Some(block) = fluid.block() {
             let n = [0, 1, 2].map(|a| lattice_count(block.min[a], block.max[a], s));
@@ -115,6 +117,7 @@ pub fn build(scene: &Scene) -> InitialState {
             pos_mass.extend(scene.mesh_fluid(e).iter().map(|x| [x.x as f32, x.y as f32, x.z as f32, mass]));
         }
         vel_rho.resize(pos_mass.len(), [vx, vy, vz, p.rest_density]);
+        fluid_counts.push((pos_mass.len() - before) as u32);
     }
     let n_fluid = pos_mass.len() as u32;
 
@@ -134,6 +137,7 @@ pub fn build(scene: &Scene) -> InitialState {
     }
     // solids: each its shell on its own lattice (centred in it: its faces as near the lattice as
     // they can be)
+    let tank = walls.len() as u32;
     let mut shells = Vec::with_capacity(scene.solids.len());
     for i in 0..scene.solids.len() {
         let first = pos_mass.len() + walls.len();
@@ -161,6 +165,7 @@ pub fn build(scene: &Scene) -> InitialState {
     vel_rho.resize(pos_mass.len(), [0.0, 0.0, 0.0, p.rest_density]);
 
     let n_particles = pos_mass.len();
+    let shell_counts: Vec<u32> = shells.iter().map(|r| r.len() as u32).collect();
     let params = SimParams {
         domain_min: scene.domain.min,
         n_particles: pos_mass.len() as u32,
@@ -194,6 +199,7 @@ pub fn build(scene: &Scene) -> InitialState {
         step: 0,
         time: 0.0,
         kinematics: scene.kinematics(&shells, n_particles),
+        objects: crate::sim::objects::ObjectMap::new(&fluid_counts, tank, &shell_counts, free as u32),
     }
 }
 

@@ -13,6 +13,7 @@ pub mod instruments;
 pub(crate) mod integrate;
 pub mod layout;
 pub mod motion;
+pub mod objects;
 pub mod params;
 pub(crate) mod profiler;
 pub(crate) mod readback;
@@ -407,6 +408,8 @@ pub struct Sim {
     /// Did the last recorded step reorder? (then `sorted` no longer indexes the current set)
     last_reordered: bool,
     profiler: Option<Profiler>,
+    /// Which object of the scene each particle id belongs to.
+    objects: std::sync::Arc<objects::ObjectMap>,
 }
 
 impl Sim {
@@ -541,10 +544,15 @@ impl Sim {
             n_boundary: state.n_boundary(),
             last_reordered: false,
             profiler: None,
+            objects: std::sync::Arc::new(state.objects.clone()),
             options,
         })
     }
 
+    /// Which object of the scene each particle id belongs to (the export's `object`).
+    pub fn objects(&self) -> &std::sync::Arc<objects::ObjectMap> {
+        &self.objects
+    }
     pub fn params(&self) -> &SimParams {
         &self.params
     }

@@ -31,6 +31,8 @@ pub struct InitialState {
     /// The solids that move, and their boundary particles' rest positions (none: no
     /// solids.move pass).
     pub kinematics: Kinematics,
+    /// Which object of the scene each particle id belongs to (the export's `object`).
+    pub objects: super::objects::ObjectMap,
 }
 
 impl InitialState {

@@ -47,7 +47,7 @@ fn exported_frames_read_back_equal_to_the_gpu_buffers() {
     sim.run(10); // reordered: slot order is not id order
     let p = sim.read_particles().unwrap();
     let params = *sim.params();
-    let frame = Frame::new(&p, 10, 0.004, params.rest_density, params.stiffness, true);
+    let frame = Frame::new(&p, 10, 0.004, params.rest_density, params.stiffness, true, &state.objects);
     let dir = folder("frame");
     let (vtu, ply) = (dir.join("f.vtu"), dir.join("f.ply"));
     export::write_whole(&vtu, &export::vtu(&frame)).unwrap();
@@ -65,7 +65,21 @@ fn exported_frames_read_back_equal_to_the_gpu_buffers() {
     let ids = array(&arrays, "id").cast_into::<u32>().unwrap();
     let kind = array(&arrays, "kind").cast_into::<u8>().unwrap();
     let pressure = array(&arrays, "pressure").cast_into::<f32>().unwrap();
+    let object = array(&arrays, "object").cast_into::<u32>().unwrap();
+    // the object each particle should have, from the scene alone: the fluid entry whose block
+    // held it at the start (0: the pool, 1: the drop), else the tank (2)
+    let expected_object = |i: usize| {
+        let x = state.pos_mass[i];
+        if x[3] < 0.0 {
+            return 2;
+        }
+        // small_drop.ron's blocks
+        let blocks = [([0.1, 0.0, 0.1], [0.3, 0.12, 0.3]), ([0.16, 0.24, 0.16], [0.24, 0.32, 0.24])];
+        let inside = |e: usize| (0..3).all(|a| x[a] > blocks[e].0[a] && x[a] < blocks[e].1[a]);
+        (0..2).find(|&e| inside(e)).expect("every fluid particle starts in a block") as u32
+    };
     for i in 0..n {
+        assert_eq!(object[i], expected_object(i), "object of {i}");
         let (x, v) = (by_id.pos_mass[i], by_id.vel_rho[i]);
         assert_eq!(&points[3 * i..3 * i + 3], &x[..3], "position of {i}");
         assert_eq!(&velocity[3 * i..3 * i + 3], &v[..3], "velocity of {i}");
@@ -91,6 +105,7 @@ fn exported_frames_read_back_equal_to_the_gpu_buffers() {
         assert_eq!([f(e, "vx"), f(e, "vy"), f(e, "vz"), f(e, "density")], [v[0], v[1], v[2], v[3]]);
         assert_eq!(e["id"], Property::UInt(i as u32));
         assert_eq!(e["kind"], Property::UChar((x[3] < 0.0) as u8));
+        assert_eq!(e["object"], Property::UInt(expected_object(i)));
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -113,9 +128,9 @@ fn rillet_run_exports_a_series_paraview_opens_as_one() {
     let mut names: Vec<String> =
         std::fs::read_dir(&frames).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     names.sort();
-    let expected: Vec<String> = [0u64, 10, 20, 25]
-        .iter()
-        .flat_map(|s| [format!("particles-{s:08}.ply"), format!("particles-{s:08}.vtu")])
+    let expected: Vec<String> = ["objects.csv".to_string()]
+        .into_iter()
+        .chain([0u64, 10, 20, 25].iter().flat_map(|s| [format!("particles-{s:08}.ply"), format!("particles-{s:08}.vtu")]))
         .chain(["particles.pvd".to_string()])
         .collect();
     assert_eq!(names, expected);
@@ -137,6 +152,20 @@ fn rillet_run_exports_a_series_paraview_opens_as_one() {
     let (points, arrays) = read_vtu(&frames.join("particles-00000025.vtu"));
     assert_eq!(points.len(), 3 * 664);
     assert!(array(&arrays, "kind").cast_into::<u8>().unwrap().iter().all(|&k| k == 0));
+    // the objects: two fluid entries (the pool's 600 particles first, then the drop's 64),
+    // the tank, and the emitters' fluid (none)
+    let objects: Vec<Vec<String>> =
+        std::fs::read_to_string(frames.join("objects.csv")).unwrap().lines().map(|l| l.split(',').map(str::to_string).collect()).collect();
+    assert_eq!(objects[0], ["object", "kind", "entry", "first_id", "particles"]);
+    assert_eq!(objects[1], ["0", "fluid", "fluid[0]", "0", "600"]);
+    assert_eq!(objects[2], ["1", "fluid", "fluid[1]", "600", "64"]);
+    assert_eq!(&objects[3][..3], ["2", "tank", "walls"]);
+    assert_eq!(
+        objects[4][1..],
+        ["emitted".to_string(), "emitters".into(), (664 + objects[3][4].parse::<u32>().unwrap()).to_string(), "0".into()]
+    );
+    let object = array(&arrays, "object").cast_into::<u32>().unwrap();
+    assert_eq!((object.iter().filter(|&&o| o == 0).count(), object.iter().filter(|&&o| o == 1).count()), (600, 64));
     let meta: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
     assert_eq!(meta["export"]["frames"], 4);
     assert!(meta["export"]["bytes"].as_u64().unwrap() > 4 * 664 * 37);
