@@ -55,6 +55,20 @@ pub(crate) fn leaked(p: &Particles, solids: &crate::scene::bodies::SolidMask, ti
 pub const BODIES_FILE: &str = "bodies.csv";
 const BODIES_HEADER: &str = "step,time_s,solid,x_m,y_m,z_m,qx,qy,qz,qw,vx_m_s,vy_m_s,vz_m_s,wx_rad_s,wy_rad_s,wz_rad_s,fx_n,fy_n,fz_n,tx_n_m,ty_n_m,tz_n_m,contacts";
 
+/// `particles/transforms.csv`: each moving solid's rigid transform at every exported frame, for
+/// animating its mesh in ParaView or Blender: a point `x0` of the solid as the scene places it is
+/// at `R(q) x0 + t` (q = (qx, qy, qz, qw) a unit quaternion; in Blender, the mesh at the scene's
+/// pose with its origin at the world's gets rotation_quaternion (qw, qx, qy, qz) and location t).
+pub const TRANSFORMS_FILE: &str = "transforms.csv";
+const TRANSFORMS_HEADER: &str = "step,time_s,solid,qx,qy,qz,qw,tx_m,ty_m,tz_m";
+
+/// A `transforms.csv` row of solid `solid` at `pose`.
+pub(crate) fn transform_row(step: u64, time: f64, solid: usize, pose: &crate::sim::motion::Pose) -> String {
+    let q = pose.rotation.normalize();
+    let t = pose.apply(glam::DVec3::ZERO);
+    format!("{step},{time:.9},{solid},{:.9},{:.9},{:.9},{:.9},{:.9},{:.9},{:.9}", q.x, q.y, q.z, q.w, t.x, t.y, t.z)
+}
+
 /// A `bodies.csv` row of body state `b` of solid `solid`.
 pub(crate) fn body_row(step: u64, time: f64, solid: usize, b: &crate::sim::motion::BodyState) -> String {
     let f = |v: &[f32]| v.iter().map(|x| format!("{x:.7e}")).collect::<Vec<_>>().join(",");
@@ -163,6 +177,8 @@ pub(crate) struct Outputs {
     leaks: Option<CsvFile>,
     /// `bodies.csv`, with moving solids.
     bodies: Option<CsvFile>,
+    /// `particles/transforms.csv`, with moving solids and an export.
+    transforms: Option<CsvFile>,
     exporter: Option<Exporter>,
     export_boundary: bool,
     /// Which object each particle id belongs to (the frames' `object`).
@@ -183,7 +199,16 @@ impl Outputs {
         resumed: Option<u64>,
     ) -> anyhow::Result<(Self, Vec<ProbeRow>)> {
         let Some(dir) = dir else {
-            let none = Self { dir: None, probes: None, leaks: None, bodies: None, exporter: None, export_boundary: false, objects };
+            let none = Self {
+                dir: None,
+                probes: None,
+                leaks: None,
+                bodies: None,
+                transforms: None,
+                exporter: None,
+                export_boundary: false,
+                objects,
+            };
             return Ok((none, vec![]));
         };
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
@@ -206,8 +231,14 @@ impl Outputs {
             }
             None => None,
         };
+        let transforms = match export {
+            Some(_) if with_bodies => Some(csv_log(&dir.join(EXPORT_FOLDER).join(TRANSFORMS_FILE), TRANSFORMS_HEADER, resumed)?),
+            _ => None,
+        };
         let export_boundary = export.is_some_and(|e| e.boundary);
-        Ok((Self { dir: Some(dir.to_path_buf()), probes: Some(probes), leaks, bodies, exporter, export_boundary, objects }, rows))
+        let outputs =
+            Self { dir: Some(dir.to_path_buf()), probes: Some(probes), leaks, bodies, transforms, exporter, export_boundary, objects };
+        Ok((outputs, rows))
     }
 
     /// The folder's name for messages.
@@ -234,6 +265,16 @@ impl Outputs {
         if let Some(w) = self.bodies.as_mut() {
             for (b, &solid) in states.iter().zip(solids) {
                 w.line(&body_row(step, time, solid, b))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Appends each moving solid's transform at an exported frame to transforms.csv.
+    pub(crate) fn transforms(&mut self, step: u64, time: f64, poses: &[(usize, crate::sim::motion::Pose)]) -> anyhow::Result<()> {
+        if let Some(w) = self.transforms.as_mut() {
+            for (solid, pose) in poses {
+                w.line(&transform_row(step, time, *solid, pose))?;
             }
         }
         Ok(())

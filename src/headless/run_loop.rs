@@ -150,6 +150,8 @@ pub(crate) struct RunLoop<'a> {
     solids: crate::scene::bodies::SolidMask,
     /// The scene index of each moving solid, in body order (bodies.csv's `solid`).
     moving_solids: Vec<usize>,
+    /// Each moving solid's index, motion and keyframes (the exported frames' transforms).
+    motions: Vec<(usize, crate::sim::motion::BodyMotion, Vec<[f32; 4]>)>,
     /// The scene's content hash, for the checkpoints.
     hash: u64,
     outputs: Outputs,
@@ -265,6 +267,7 @@ impl<'a> RunLoop<'a> {
             setup,
             solids,
             moving_solids: (0..scene.solids.len()).filter(|&i| scene.solids[i].moves()).collect(),
+            motions: if cfg.export.is_some() { scene.moving_motions() } else { vec![] },
             hash,
             outputs,
             rows,
@@ -394,6 +397,13 @@ impl<'a> RunLoop<'a> {
         let fresh = self.written != Some(step);
         if fresh && self.schedule.export_due(step, interrupted) {
             self.outputs.export(&p, step, time, &self.params)?;
+            let poses: Vec<_> = self
+                .motions
+                .iter()
+                .enumerate()
+                .map(|(k, (solid, b, keys))| (*solid, crate::sim::motion::pose_now(b, keys, time, p.bodies.get(k))))
+                .collect();
+            self.outputs.transforms(step, time, &poses)?;
         }
         if fresh && self.schedule.probe_due(step, interrupted) {
             self.probe(&p, &d, time)?;

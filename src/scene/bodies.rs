@@ -125,6 +125,17 @@ impl Scene {
         self.solid_surfaces().rest
     }
 
+    /// Each moving solid in scene order: its index in `solids`, its motion record and the
+    /// keyframes that record indexes (what [`crate::sim::motion::pose_now`] needs).
+    pub fn moving_motions(&self) -> Vec<(usize, crate::sim::motion::BodyMotion, Vec<[f32; 4]>)> {
+        (0..self.solids.len())
+            .filter_map(|i| {
+                let mut keys = Vec::new();
+                self.moving_motion(i, &mut keys).map(|b| (i, b, keys))
+            })
+            .collect()
+    }
+
     /// Every solid's surface at rest ([`Scene::solid_triangles`]) with the moving solids' parts
     /// and motions, to draw them where they are at a time ([`SolidSurfaces::moved_at`]).
     pub fn solid_surfaces(&self) -> SolidSurfaces {

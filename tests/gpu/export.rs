@@ -171,3 +171,107 @@ fn rillet_run_exports_a_series_paraview_opens_as_one() {
     assert!(meta["export"]["bytes"].as_u64().unwrap() > 4 * 664 * 37);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The positions and objects of a binary PLY frame, read by ply-rs.
+fn read_ply(path: &Path) -> Vec<([f32; 3], u32, u32)> {
+    use ply_rs::ply::Property;
+    let parser = ply_rs::parser::Parser::<ply_rs::ply::DefaultElement>::new();
+    let ply = parser.read_ply(&mut std::io::BufReader::new(std::fs::File::open(path).unwrap())).expect("ply-rs reads it");
+    let float = |e: &ply_rs::ply::DefaultElement, k: &str| match e[k] {
+        Property::Float(v) => v,
+        ref other => panic!("{k}: {other:?}"),
+    };
+    let uint = |e: &ply_rs::ply::DefaultElement, k: &str| match e[k] {
+        Property::UInt(v) => v,
+        ref other => panic!("{k}: {other:?}"),
+    };
+    ply.payload["vertex"].iter().map(|e| ([float(e, "x"), float(e, "y"), float(e, "z")], uint(e, "id"), uint(e, "object"))).collect()
+}
+
+/// With moving solids, `particles/transforms.csv` gives each solid's rigid transform at every
+/// exported frame: applied to a solid's boundary particles of one frame (their object from
+/// objects.csv, read from the PLY frames), it carries them onto the same particles of a later
+/// frame. The transform of step N is the solid's pose at that step's time; its boundary
+/// particles stand there in frame N + 1 (solids.move places them at the start of each step).
+#[test]
+fn exported_transforms_carry_a_moving_solid_from_frame_to_frame() {
+    let dir = folder("transforms");
+    let scene = dir.join("tank.ron");
+    std::fs::write(
+        &scene,
+        r#"(
+    domain: (min: (0.0, 0.0, 0.0), max: (0.4, 0.3, 0.12)),
+    fluid: [(min: (0.0, 0.0, 0.0), max: (0.08, 0.16, 0.12)), (min: (0.12, 0.0, 0.0), max: (0.4, 0.16, 0.12))],
+    solids: [
+        Box(center: (0.1, 0.15, 0.06), size: (0.04, 0.3, 0.12), motion: (
+            translation: Sine(amplitude: (0.03, 0.0, 0.0), period: 0.5),
+            rotation: Sine(axis: (0.0, 0.0, 1.0), amplitude: 10.0, period: 0.5, phase: 90.0))),
+        Cylinder(center: (0.3, 0.21, 0.06), radius: 0.03, height: 0.08, motion: (
+            translation: Keyframes(keys: [(0.0, (0.0, 0.0, 0.0)), (0.04, (0.0, -0.02, 0.0))]),
+            rotation: Keyframes(axis: (0.0, 1.0, 0.0), keys: [(0.0, 0.0), (0.02, 10.0), (0.06, -5.0)], smooth: true))),
+    ],
+    physics: (spacing: 0.02),
+)"#,
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let o = Command::new(env!("CARGO_BIN_EXE_rillet"))
+        .arg("run")
+        .arg(&scene)
+        .args(["--steps", "61", "--every", "61", "--export", "ply", "--export-every", "1", "--export-boundary", "--quiet", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let frames = out.join("particles");
+    let objects = std::fs::read_to_string(frames.join("objects.csv")).unwrap();
+    let object_of_solid = |entry: &str| -> u32 {
+        objects
+            .lines()
+            .find(|l| l.split(',').nth(2) == Some(entry))
+            .unwrap_or_else(|| panic!("no {entry}"))
+            .split(',')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    // step, solid -> (q, t)
+    let transforms = std::fs::read_to_string(frames.join("transforms.csv")).unwrap();
+    let mut lines = transforms.lines();
+    assert_eq!(lines.next(), Some("step,time_s,solid,qx,qy,qz,qw,tx_m,ty_m,tz_m"));
+    let rows: Vec<(u64, usize, glam::DQuat, glam::DVec3)> = lines
+        .map(|l| {
+            let v: Vec<f64> = l.split(',').map(|x| x.parse().unwrap()).collect();
+            (v[0] as u64, v[2] as usize, glam::DQuat::from_xyzw(v[3], v[4], v[5], v[6]), glam::DVec3::new(v[7], v[8], v[9]))
+        })
+        .collect();
+    assert_eq!(rows.iter().map(|r| (r.0, r.1)).collect::<Vec<_>>(), (0..=61).flat_map(|s| [(s, 0), (s, 1)]).collect::<Vec<_>>());
+    let at = |step: u64, solid: usize| rows.iter().find(|r| r.0 == step && r.1 == solid).map(|r| (r.2, r.3)).unwrap();
+    let frame = |step: u64| read_ply(&frames.join(format!("particles-{step:08}.ply")));
+    // frame 0 is the setup's (the solids at their pose at t = 0), frame 1 the same
+    let first = frame(0);
+    for (step, shown) in [(0, 1), (30, 31), (60, 61)] {
+        let later = frame(shown);
+        for solid in 0..2 {
+            let object = object_of_solid(&format!("solids[{solid}]"));
+            let ((q0, t0), (q1, t1)) = (at(0, solid), at(step, solid));
+            // the solid moved (the transform is not the identity between the frames)
+            assert!(step == 0 || (t1 - t0).length() > 1e-3 || q1.angle_between(q0) > 1e-3, "solid {solid} did not move by step {step}");
+            let mut checked = 0;
+            for ((x0, id0, o0), (x1, id1, _)) in first.iter().zip(&later) {
+                assert_eq!(id0, id1, "frames in id order");
+                if *o0 != object {
+                    continue;
+                }
+                let x0 = glam::Vec3::from(*x0).as_dvec3();
+                let predicted = q1 * (q0.inverse() * (x0 - t0)) + t1;
+                let d = (predicted - glam::Vec3::from(*x1).as_dvec3()).length();
+                assert!(d < 2e-5, "solid {solid}, particle {id0}, step {step}: {d} m off");
+                checked += 1;
+            }
+            assert!(checked > 20, "solid {solid}: {checked} particles");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
