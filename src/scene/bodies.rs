@@ -338,14 +338,6 @@ fn dedup(mut files: Vec<PathBuf>) -> Vec<PathBuf> {
     files
 }
 
-/// Which points lie inside a scene's solids, more than a quarter spacing deep (a fluid particle
-/// there has gone through a solid's shell: a leak).
-///
-/// A primitive's depth is measured below its surface with the convex edges rounded to
-/// [`EDGE_ROUNDING`] spacings: its shell's lattice is centred in it, so the first layer stands
-/// up to ¾ spacing inside each face, and the shell's particles round every convex edge with that
-/// radius. Fluid resting against that rounded edge lies inside the sharp one (up to about 0.3
-/// spacings below both faces at a box's edge) without having gone through anything.
 /// The solids' surfaces for drawing: the triangles at rest, and for each moving solid its range
 /// of vertices and its motion.
 #[derive(Clone, Debug, Default)]
@@ -418,6 +410,14 @@ fn ray_triangle(o: DVec3, d: DVec3, a: DVec3, b: DVec3, c: DVec3) -> Option<f64>
     (u >= 0.0 && v >= 0.0 && u + v <= 1.0 && s > 0.0).then_some(s)
 }
 
+/// Which points lie inside a scene's solids, more than a quarter spacing deep (a fluid particle
+/// there has gone through a solid's shell: a leak).
+///
+/// A primitive's depth is measured below its surface with the convex edges rounded to
+/// [`EDGE_ROUNDING`] spacings: its shell's lattice is centred in it, so the first layer stands
+/// up to ¾ spacing inside each face, and the shell's particles round every convex edge with that
+/// radius. Fluid resting against that rounded edge lies inside the sharp one (up to about 0.3
+/// spacings below both faces at a box's edge) without having gone through anything.
 pub(crate) struct SolidMask {
     solids: Vec<MaskedSolid>,
     depth: f64,
