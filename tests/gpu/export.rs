@@ -168,7 +168,7 @@ fn rillet_run_exports_a_series_paraview_opens_as_one() {
     assert_eq!((object.iter().filter(|&&o| o == 0).count(), object.iter().filter(|&&o| o == 1).count()), (600, 64));
     let meta: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
     assert_eq!(meta["export"]["frames"], 4);
-    assert!(meta["export"]["bytes"].as_u64().unwrap() > 4 * 664 * 37);
+    assert!(meta["export"]["bytes"].as_u64().unwrap() > 4 * 664 * 41);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -273,18 +273,16 @@ fn a_second_run_into_a_folder_in_use_is_refused() {
     assert_eq!(run_json(&out)["steps_done"].as_u64(), Some(2000));
 }
 
-/// Particles of a binary PLY frame (our writer; read back here by field offsets, checked against
-/// ply-rs in tests/export.rs): (position, velocity) by id.
+/// Particles of a binary PLY frame, read by ply-rs: (position, velocity) by id.
 fn ply_particles(path: &Path) -> Vec<([f32; 3], [f32; 3])> {
-    let d = std::fs::read(path).unwrap();
-    let end = d.windows(11).position(|w| w == b"end_header\n").unwrap() + 11;
-    d[end..]
-        .chunks_exact(37)
-        .map(|r| {
-            let f = |k: usize| f32::from_le_bytes(r[4 * k..4 * k + 4].try_into().unwrap());
-            ([f(0), f(1), f(2)], [f(3), f(4), f(5)])
-        })
-        .collect()
+    use ply_rs::ply::Property;
+    let parser = ply_rs::parser::Parser::<ply_rs::ply::DefaultElement>::new();
+    let ply = parser.read_ply(&mut std::io::BufReader::new(std::fs::File::open(path).unwrap())).expect("ply-rs reads it");
+    let f = |e: &ply_rs::ply::DefaultElement, k: &str| match e[k] {
+        Property::Float(v) => v,
+        ref other => panic!("{k}: {other:?}"),
+    };
+    ply.payload["vertex"].iter().map(|e| ([f(e, "x"), f(e, "y"), f(e, "z")], [f(e, "vx"), f(e, "vy"), f(e, "vz")])).collect()
 }
 
 /// Runs `scene` 200 steps in one go (into `dir/a`) and 100 + resume + 100 (into `dir/b`),
