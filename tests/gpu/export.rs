@@ -197,23 +197,8 @@ fn read_ply(path: &Path) -> Vec<([f32; 3], u32, u32)> {
 fn exported_transforms_carry_a_moving_solid_from_frame_to_frame() {
     let dir = folder("transforms");
     let scene = dir.join("tank.ron");
-    std::fs::write(
-        &scene,
-        r#"(
-    domain: (min: (0.0, 0.0, 0.0), max: (0.4, 0.3, 0.12)),
-    fluid: [(min: (0.0, 0.0, 0.0), max: (0.08, 0.16, 0.12)), (min: (0.12, 0.0, 0.0), max: (0.4, 0.16, 0.12))],
-    solids: [
-        Box(center: (0.1, 0.15, 0.06), size: (0.04, 0.3, 0.12), motion: (
-            translation: Sine(amplitude: (0.03, 0.0, 0.0), period: 0.5),
-            rotation: Sine(axis: (0.0, 0.0, 1.0), amplitude: 10.0, period: 0.5, phase: 90.0))),
-        Cylinder(center: (0.3, 0.21, 0.06), radius: 0.03, height: 0.08, motion: (
-            translation: Keyframes(keys: [(0.0, (0.0, 0.0, 0.0)), (0.04, (0.0, -0.02, 0.0))]),
-            rotation: Keyframes(axis: (0.0, 1.0, 0.0), keys: [(0.0, 0.0), (0.02, 10.0), (0.06, -5.0)], smooth: true))),
-    ],
-    physics: (spacing: 0.02),
-)"#,
-    )
-    .unwrap();
+    // the moving-solids tests' tank: a sliding, rocking paddle and a cylinder on keyframes
+    std::fs::write(&scene, crate::moving::TANK).unwrap();
     let out = dir.join("out");
     let o = Command::new(env!("CARGO_BIN_EXE_rillet"))
         .arg("run")

@@ -11,7 +11,7 @@ use rillet::sim::layout::CellOrder;
 
 /// A tank with a paddle that slides and rocks in the water (sines) and a cylinder that comes
 /// down into it and turns (keyframes, straight and smooth).
-const TANK: &str = r#"(
+pub(crate) const TANK: &str = r#"(
     domain: (min: (0.0, 0.0, 0.0), max: (0.4, 0.3, 0.12)),
     fluid: [(min: (0.0, 0.0, 0.0), max: (0.08, 0.16, 0.12)), (min: (0.12, 0.0, 0.0), max: (0.4, 0.16, 0.12))],
     solids: [
