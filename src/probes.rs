@@ -7,6 +7,7 @@ use crate::sim::Particles;
 use crate::sim::params::SimParams;
 
 pub(crate) mod columns;
+pub mod sensors;
 
 /// What the probes need to know about a run.
 #[derive(Clone, Debug)]

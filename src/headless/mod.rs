@@ -152,6 +152,11 @@ pub struct RunMeta {
     /// DFSPH: the most pressure-solve iterations of a step over the probe rows (0 for WCSPH).
     #[serde(default)]
     pub max_pressure_iterations_seen: u32,
+    /// The scene's pressure sensors (`sensors.csv`'s columns, in order) and their rate in steps.
+    #[serde(default)]
+    pub sensors: Vec<crate::scene::PressureSensor>,
+    #[serde(default)]
+    pub sensor_every: u64,
 }
 
 impl std::ops::Deref for RunMeta {
@@ -206,6 +211,8 @@ fn default_solver() -> crate::scene::Solver {
 pub struct RunResult {
     pub meta: RunMeta,
     pub rows: Vec<ProbeRow>,
+    /// The pressure sensors' rows (`sensors.csv`; empty without sensors).
+    pub sensors: Vec<crate::sim::sensors::SensorRow>,
     pub profile: Vec<ProfileBin>,
     /// Why the run stopped early (None when it completed).
     pub stopped: Option<Stopped>,

@@ -92,14 +92,20 @@ fn leak_log(path: &Path, resumed: Option<u64>) -> anyhow::Result<CsvFile> {
 /// A CSV file whose rows start with their step: a new file with its header, or a resumed run's
 /// cut back to the checkpoint's step.
 fn csv_log(path: &Path, header: &str, resumed: Option<u64>) -> anyhow::Result<CsvFile> {
+    csv_log_to(path, header, resumed.map(|s| s + 1))
+}
+
+/// As [`csv_log`], keeping a resumed run's rows before step `resumed_before` (the sensors':
+/// the resumed run samples its checkpoint's state again).
+fn csv_log_to(path: &Path, header: &str, resumed_before: Option<u64>) -> anyhow::Result<CsvFile> {
     let mut kept = vec![header.to_string()];
-    if let Some(from) = resumed {
+    if let Some(before) = resumed_before {
         // a run of an older version has no leak log: it starts anew
         let text = std::fs::read_to_string(path).unwrap_or_default();
         for line in text.lines().skip(1) {
             let complete = line.split(',').count() == header.split(',').count();
             match line.split(',').next().and_then(|s| s.parse::<u64>().ok()) {
-                Some(step) if complete && step <= from => kept.push(line.to_string()),
+                Some(step) if complete && step < before => kept.push(line.to_string()),
                 // a line cut short by a crash can only come after the checkpoint's rows
                 _ => break,
             }
@@ -179,6 +185,8 @@ pub(crate) struct Outputs {
     bodies: Option<CsvFile>,
     /// `particles/transforms.csv`, with moving solids and an export.
     transforms: Option<CsvFile>,
+    /// `sensors.csv`, with pressure sensors.
+    sensors: Option<CsvFile>,
     exporter: Option<Exporter>,
     export_boundary: bool,
     /// Which object each particle id belongs to (the frames' `object`).
@@ -194,6 +202,7 @@ impl Outputs {
         gauge_names: &[String],
         with_leaks: bool,
         with_bodies: bool,
+        sensor_names: &[String],
         export: Option<&super::ExportSettings>,
         objects: std::sync::Arc<crate::sim::objects::ObjectMap>,
         resumed: Option<u64>,
@@ -205,6 +214,7 @@ impl Outputs {
                 leaks: None,
                 bodies: None,
                 transforms: None,
+                sensors: None,
                 exporter: None,
                 export_boundary: false,
                 objects,
@@ -221,6 +231,10 @@ impl Outputs {
         let (probes, rows) = probe_log(&dir.join("probes.csv"), gauge_names, resumed)?;
         let leaks = if with_leaks { Some(leak_log(&dir.join(LEAKS_FILE), resumed)?) } else { None };
         let bodies = if with_bodies { Some(csv_log(&dir.join(BODIES_FILE), BODIES_HEADER, resumed)?) } else { None };
+        let sensors = match sensor_names.is_empty() {
+            true => None,
+            false => Some(csv_log_to(&dir.join(probe::sensors::FILE), &probe::sensors::header(sensor_names), resumed)?),
+        };
         let exporter = match export {
             Some(e) => {
                 let series = match resumed {
@@ -236,8 +250,17 @@ impl Outputs {
             _ => None,
         };
         let export_boundary = export.is_some_and(|e| e.boundary);
-        let outputs =
-            Self { dir: Some(dir.to_path_buf()), probes: Some(probes), leaks, bodies, transforms, exporter, export_boundary, objects };
+        let outputs = Self {
+            dir: Some(dir.to_path_buf()),
+            probes: Some(probes),
+            leaks,
+            bodies,
+            transforms,
+            sensors,
+            exporter,
+            export_boundary,
+            objects,
+        };
         Ok((outputs, rows))
     }
 
@@ -275,6 +298,16 @@ impl Outputs {
         if let Some(w) = self.transforms.as_mut() {
             for (solid, pose) in poses {
                 w.line(&transform_row(step, time, *solid, pose))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Appends the sensors' rows to sensors.csv.
+    pub(crate) fn sensor_rows(&mut self, rows: &[crate::sim::sensors::SensorRow]) -> anyhow::Result<()> {
+        if let Some(w) = self.sensors.as_mut() {
+            for r in rows {
+                w.line(&probe::sensors::line(r))?;
             }
         }
         Ok(())

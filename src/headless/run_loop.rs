@@ -157,6 +157,8 @@ pub(crate) struct RunLoop<'a> {
     outputs: Outputs,
     watch: Watch,
     rows: Vec<ProbeRow>,
+    /// The sensors' rows this process read (a resumed run's earlier ones are in the file).
+    sensor_rows: Vec<crate::sim::sensors::SensorRow>,
     profile: Profile,
     bar: Progress,
     /// Where this process started (a resumed run's checkpoint step).
@@ -243,6 +245,7 @@ impl<'a> RunLoop<'a> {
             &setup.gauge_names(),
             !scene.solids.is_empty(),
             scene.solids.iter().any(|s| s.moves()),
+            &scene.sensor_names(),
             cfg.export.as_ref(),
             sim.objects().clone(),
             resumed,
@@ -271,6 +274,7 @@ impl<'a> RunLoop<'a> {
             hash,
             outputs,
             rows,
+            sensor_rows: Vec::new(),
             resumed,
             step: resumed.unwrap_or(0),
             written: resumed,
@@ -371,6 +375,8 @@ impl<'a> RunLoop<'a> {
             dt_max_seen: 0.0,
             dt_mean: 0.0,
             max_pressure_iterations_seen: 0,
+            sensors: scene.probes.sensors.clone(),
+            sensor_every: scene.probes.sensor_every,
         }
     }
 
@@ -381,7 +387,18 @@ impl<'a> RunLoop<'a> {
             let target = self.schedule.next_stop(self.step);
             self.advance(target)?;
         }
+        // the last state's sensor row: no step follows to sample it
+        self.sim.sample_sensors_now();
+        self.flush_sensors()?;
         self.finish(meta_at_start, t0.elapsed())
+    }
+
+    /// Reads the sensors' rows the GPU holds and appends them to sensors.csv.
+    fn flush_sensors(&mut self) -> anyhow::Result<()> {
+        let rows = self.sim.read_sensor_rows().with_context(|| format!("step {}: reading the sensors back", self.step))?;
+        self.outputs.sensor_rows(&rows)?;
+        self.sensor_rows.extend(rows);
+        Ok(())
     }
 
     /// Step 1 of the loop: the outputs due at this step. False when the run ends here.
@@ -390,6 +407,7 @@ impl<'a> RunLoop<'a> {
         // the particles and the diagnostics of this very step, in one copy: its time (the GPU
         // clock, for an adaptive dt), the probe row's counters and the checkpoint's
         let (p, d) = self.sim.read_state().with_context(|| format!("step {step}: reading the state back"))?;
+        self.flush_sensors()?;
         let time = self.sim.time_at(step, &d);
         self.sim_time = time;
         let interrupted = stop_requested();
@@ -495,7 +513,13 @@ impl<'a> RunLoop<'a> {
         let mut ahead = crate::ahead::OneAhead::new();
         let started = Instant::now();
         while self.step < target && !stop_requested() {
-            let k = (target - self.step).min(BATCH) as u32;
+            if self.sim.sensor_room() == Some(0) {
+                // the sensors' ring is full: read it (this waits for the GPU)
+                ahead.drain(&self.gpu.device)?;
+                self.flush_sensors()?;
+            }
+            let room = self.sim.sensor_room().unwrap_or(u64::MAX);
+            let k = (target - self.step).min(BATCH).min(room) as u32;
             ahead.submitted(&self.gpu.device, self.sim.run(k))?;
             self.step += k as u64;
             if self.settings.progress {
@@ -517,6 +541,7 @@ impl<'a> RunLoop<'a> {
         let stepped = (self.step - self.resumed.unwrap_or(0)).max(1) as f64;
         let (dt_min_seen, dt_max_seen, dt_mean) = dt_seen(&self.rows);
         let rows = std::mem::take(&mut self.rows);
+        let sensors = std::mem::take(&mut self.sensor_rows);
         let meta = RunMeta {
             profile_snapshots: self.profile.snapshots,
             surface_height: self.profile.surface(),
@@ -541,7 +566,7 @@ impl<'a> RunLoop<'a> {
             max_pressure_iterations_seen: rows.iter().map(|r| r.pressure_iterations).max().unwrap_or(0),
             ..meta_at_start
         };
-        let result = RunResult { meta, rows, profile: self.profile.bins(), stopped: self.stopped };
+        let result = RunResult { meta, rows, sensors, profile: self.profile.bins(), stopped: self.stopped };
         self.outputs.profile(&result.profile)?;
         self.outputs.meta(&result.meta)?;
         Ok(result)

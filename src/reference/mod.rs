@@ -11,6 +11,7 @@
 //! - [`bodies`]: the force on moving solids and floating bodies moved (bodies.force,
 //!   bodies.integrate).
 //! - [`dfsph`]: the DFSPH passes (density and factor, the divergence and pressure solves).
+//! - [`sensors`]: the pressure sensors' interpolation (sim.sensors).
 //!
 //! Everything here is plain, single-threaded and allocation-light, and deliberately shares no code
 //! with the GPU path beyond [`SimParams`](crate::sim::params::SimParams), `GridLayout` and the
@@ -20,6 +21,7 @@ pub(crate) mod bodies;
 pub(crate) mod dfsph;
 pub(crate) mod grid;
 pub(crate) mod kernel;
+pub mod sensors;
 pub(crate) mod sph;
 
 pub use bodies::RefBody;

@@ -140,6 +140,8 @@ pub(crate) fn parse_size(s: &str) -> Result<(u32, u32), String> {
 
 /// Most solids in a scene.
 pub(crate) const MAX_SOLIDS: usize = 256;
+/// Pressure sensors a scene may have (one invocation each; a row of `sensors.csv` per sample).
+pub(crate) const MAX_SENSORS: usize = 4096;
 
 /// A mesh's scale factor.
 pub(crate) const MESH_SCALE: Limit<f32> = Limit::closed(1e-6, 1e6, "");

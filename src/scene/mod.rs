@@ -15,8 +15,8 @@ pub mod setup;
 pub(crate) mod validate;
 
 pub use schema::{
-    Aabb, DfsphSettings, Fluid, GridSettings, Meshes, Motion, Physics, Pressure, Probes, Rotation, Scene, Solid, Solver, TimeStep,
-    Translation, Walls,
+    Aabb, DfsphSettings, Fluid, GridSettings, Meshes, Motion, Physics, Pressure, PressureSensor, Probes, Rotation, Scene, Solid, Solver,
+    TimeStep, Translation, Walls,
 };
 pub use validate::MAX_PARTICLES;
 
@@ -46,6 +46,19 @@ pub enum SceneError {
 }
 
 impl Scene {
+    /// The pressure sensors' points and rate, for the simulation.
+    pub fn sensor_spec(&self) -> crate::sim::sensors::SensorSpec {
+        crate::sim::sensors::SensorSpec {
+            points: self.probes.sensors.iter().map(|s| s.at).collect(),
+            every: self.probes.sensor_every.max(1),
+        }
+    }
+
+    /// The names of the pressure sensors, in `sensors.csv`'s order.
+    pub fn sensor_names(&self) -> Vec<String> {
+        self.probes.sensors.iter().map(|s| s.name.clone()).collect()
+    }
+
     /// Parses and validates a scene; `file` is only used in error messages.
     pub fn parse(text: &str, file: &str) -> Result<Scene, SceneError> {
         // a UTF-8 byte-order mark (some editors write one) is not part of the text

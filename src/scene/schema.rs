@@ -422,8 +422,19 @@ impl Solid {
     }
 }
 
+/// A pressure sensor: the fluid's pressure interpolated at a point (docs/PHYSICS.md, "Sensors").
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PressureSensor {
+    /// Its columns in `sensors.csv` are `{name}_pa` and `{name}_fill`: letters, digits, `_`,
+    /// `-`, `.`; unique in the scene.
+    pub name: String,
+    /// Where it measures (m), inside the domain (on a wall: the wall's face).
+    pub at: [f32; 3],
+}
+
 /// Measurements `rillet run` records (the same as its flags; a flag given adds to these).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Probes {
     /// Water-height gauges across the whole depth: x positions (m).
@@ -436,6 +447,16 @@ pub struct Probes {
     pub surface_gauges: Vec<[f32; 2]>,
     /// Probe every this many steps (0: `rillet run`'s `--every`, or about 500 probes).
     pub every: u64,
+    /// Pressure sensors, sampled on the GPU into `sensors.csv` (`rillet run` with a folder).
+    pub sensors: Vec<PressureSensor>,
+    /// A sensor row every this many steps (default 1: every step).
+    pub sensor_every: u64,
+}
+
+impl Default for Probes {
+    fn default() -> Self {
+        Self { gauges: vec![], point_gauges: vec![], surface_gauges: vec![], every: 0, sensors: vec![], sensor_every: 1 }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -200,6 +200,7 @@ pub fn build(scene: &Scene) -> InitialState {
         time: 0.0,
         kinematics: scene.kinematics(&shells, n_particles),
         objects: crate::sim::objects::ObjectMap::new(&fluid_counts, tank, &shell_counts, free as u32),
+        sensors: scene.sensor_spec(),
     }
 }
 

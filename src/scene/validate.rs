@@ -90,6 +90,11 @@ impl Scene {
             v.finite(&format!("probes.surface_gauges[{k}][0]"), g[0], "m")?;
             v.finite(&format!("probes.surface_gauges[{k}][1]"), g[1], "m")?;
         }
+        for (k, s) in self.probes.sensors.iter().enumerate() {
+            for a in 0..3 {
+                v.finite(&format!("probes.sensors[{k}].at[{a}]"), s.at[a], "m")?;
+            }
+        }
         v.finite("physics.spacing", p.spacing, "m")?;
         v.finite("physics.rest_density", p.rest_density, "kg/m³")?;
         match p.pressure {
@@ -334,6 +339,30 @@ impl Scene {
             v.check(&format!("probes.surface_gauges[{k}]"), format!("({}, {})", g[0], g[1]), ok, &inside)?;
         }
         v.check("probes.every", self.probes.every, self.probes.every <= 1_000_000_000, "at most 10⁹ steps")?;
+        let sensors = &self.probes.sensors;
+        v.check(
+            "probes.sensors",
+            sensors.len(),
+            sensors.len() <= limits::MAX_SENSORS,
+            &format!("at most {} sensors", limits::MAX_SENSORS),
+        )?;
+        for (k, s) in sensors.iter().enumerate() {
+            let field = format!("probes.sensors[{k}].name");
+            let good = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
+            let ok = !s.name.is_empty() && s.name.len() <= 64 && s.name.chars().all(good);
+            v.check(&field, format!("{:?}", s.name), ok, "1 to 64 of the characters A–Z, a–z, 0–9, `_`, `-`, `.`")?;
+            if let Some(first) = sensors[..k].iter().position(|o| o.name == s.name) {
+                v.check(&field, format!("{:?}", s.name), false, &format!("a name no other sensor has (probes.sensors[{first}] has it)"))?;
+            }
+            let inside = format!(
+                "inside the domain: x in [{}, {}], y in [{}, {}], z in [{}, {}] m",
+                dmin[0], dmax[0], dmin[1], dmax[1], dmin[2], dmax[2]
+            );
+            let ok = (0..3).all(|a| s.at[a] >= dmin[a] && s.at[a] <= dmax[a]);
+            v.check(&format!("probes.sensors[{k}].at"), format!("({}, {}, {})", s.at[0], s.at[1], s.at[2]), ok, &inside)?;
+        }
+        let every = self.probes.sensor_every;
+        v.check("probes.sensor_every", every, (1..=1_000_000).contains(&every), "[1, 1000000] steps")?;
         Ok(())
     }
 

@@ -20,6 +20,7 @@ pub(crate) mod readback;
 pub(crate) mod reorder;
 pub(crate) mod scan;
 pub(crate) mod scatter;
+pub mod sensors;
 pub mod shader;
 pub(crate) mod sort_cells;
 pub(crate) mod state;
@@ -167,6 +168,9 @@ crate::passes! {
         emit: Option<emit::EmitPasses>,
         /// A DFSPH simulation.
         dfsph: Option<dfsph::DfsphPasses>,
+        /// A simulation with pressure sensors (after the grid build of a step whose state is
+        /// sampled).
+        sensors: Option<Pass<Walk>>,
     }
 }
 
@@ -179,6 +183,8 @@ struct Builds {
     emitters: bool,
     /// solids.move and the moving walls' terms.
     moving: bool,
+    /// sim.sensors.
+    sensors: bool,
 }
 
 impl Passes {
@@ -196,7 +202,7 @@ impl Passes {
     /// The pipelines for `params`' solver and walls (DFSPH's passes; the no-slip terms), with
     /// or without what `b` names; not bound.
     fn new(device: &wgpu::Device, o: &SimOptions, params: &SimParams, b: Builds) -> Result<Self, KernelError> {
-        let Builds { lists, emitters, moving } = b;
+        let Builds { lists, emitters, moving, sensors } = b;
         let cfg = o.kernel_config();
         let rows = o.order == CellOrder::Linear;
         let dfsph = params.solver == params::SOLVER_DFSPH;
@@ -223,6 +229,7 @@ impl Passes {
             time_step: time_step::new(device, cfg)?,
             emit: if emitters { Some(emit::EmitPasses::new(device, cfg)?) } else { None },
             dfsph: if dfsph { Some(dfsph::DfsphPasses::new(device, cfg, rows, lists)?) } else { None },
+            sensors: if sensors { Some(sensors::new(device, cfg, rows, dfsph)?) } else { None },
         })
     }
 
@@ -283,6 +290,12 @@ fn named(cells: &CellBuffers, f: &Fixed, c: usize) -> Named {
     if let Some(points) = &f.emit {
         t.add("points", &points.buffer);
     }
+    if let Some(s) = &f.sensors {
+        t.add("sensor_points", &s.points).add("sensor_out", &s.out);
+        if let Some(none) = &s.no_totals {
+            t.add("warm_pressure", none).add("warm_divergence", none);
+        }
+    }
     if let Some(d) = &f.dfsph {
         t.add("factor", &d.factor)
             .add("kappa", &d.kappa)
@@ -331,6 +344,8 @@ struct Fixed {
     moving: MovingBuffers,
     /// A DFSPH simulation's arrays and control words.
     dfsph: Option<dfsph::DfsphBuffers>,
+    /// The pressure sensors' points, output and ring of rows, with sensors.
+    sensors: Option<sensors::SensorBuffers>,
 }
 
 /// What solids.move reads and writes: the bodies' motions and keyframes; by particle id the rest
@@ -410,6 +425,9 @@ pub struct Sim {
     profiler: Option<Profiler>,
     /// Which object of the scene each particle id belongs to.
     objects: std::sync::Arc<objects::ObjectMap>,
+    /// The step the initial state was at (a checkpoint's; 0 for a fresh one): `steps` counts
+    /// from it.
+    first_step: u64,
 }
 
 impl Sim {
@@ -460,7 +478,9 @@ impl Sim {
         // the walls' approach viscosity (docs/PHYSICS.md, "Walls")
         let approach = params.wall_approach_viscosity > 0.0;
         let moving = !state.kinematics.is_empty();
-        let passes = Passes::checked(device, &options, &params, Builds { lists, emitters: !state.emitters.is_empty(), moving })?;
+        let sensing = !state.sensors.is_empty();
+        let builds = Builds { lists, emitters: !state.emitters.is_empty(), moving, sensors: sensing };
+        let passes = Passes::checked(device, &options, &params, builds)?;
         // every allocation inside one scope: memory the device does not have is an error here
         // (buffers are created unmapped and written after the scope, never mapped while invalid)
         let (fixed, cells) = out_of_memory_scope(device, || -> Result<_, KernelError> {
@@ -488,6 +508,7 @@ impl Sim {
                 reduce: shader::storage(device, "sim.time_step.reduce", time_step::REDUCE_BYTES),
                 moving: MovingBuffers::new(device, &state.kinematics, n as u64),
                 dfsph: is_dfsph.then(|| dfsph::DfsphBuffers::new(device, n as u64)),
+                sensors: sensing.then(|| sensors::SensorBuffers::new(device, &state.sensors, state.step, is_dfsph)),
             };
             let cells = CellBuffers::new(device, &passes.scan, layout)?;
             Ok((fixed, cells))
@@ -545,6 +566,7 @@ impl Sim {
             last_reordered: false,
             profiler: None,
             objects: std::sync::Arc::new(state.objects.clone()),
+            first_step: state.step,
             options,
         })
     }
@@ -680,7 +702,12 @@ impl Sim {
             None
         };
         let fresh_passes = if pipelines_changed {
-            let b = Builds { lists: self.fixed.lists, emitters: self.fixed.emit.is_some(), moving: self.passes.move_solids.is_some() };
+            let b = Builds {
+                lists: self.fixed.lists,
+                emitters: self.fixed.emit.is_some(),
+                moving: self.passes.move_solids.is_some(),
+                sensors: self.passes.sensors.is_some(),
+            };
             Some(Passes::checked(&self.device, &options, &self.params, b)?)
         } else {
             None
@@ -773,6 +800,7 @@ impl Sim {
             m.record(&mut begin(encoder, &mut self.profiler, m.label(), step), self.cur, n, shader::Single, md);
         }
         let c = self.record_grid(encoder, step, reorder);
+        self.record_sensors(encoder, c, Walk::after(reorder));
         let wg = self.options.workgroup_size;
         let Self { passes: p, profiler: prof, fixed, params, .. } = self;
         let walk = Walk::after(reorder);

@@ -45,6 +45,7 @@ pub(crate) const DFSPH_UPDATE: ShaderSource = ShaderSource { label: "dfsph.updat
 pub const DFSPH_CONTROL: ShaderSource = ShaderSource { label: "dfsph.control", file: "dfsph_control" };
 pub(crate) const PREDICT: ShaderSource = ShaderSource { label: "dfsph.predict", file: "predict" };
 pub const TIME_STEP: ShaderSource = ShaderSource { label: "sim.time_step", file: "time_step" };
+pub(crate) const SENSORS: ShaderSource = ShaderSource { label: "sim.sensors", file: "sensors" };
 pub(crate) const NEIGHBOUR_PROBE: ShaderSource = ShaderSource { label: "test.neighbour_probe", file: "neighbour_probe" };
 pub(crate) const ALL_PAIRS: ShaderSource = ShaderSource { label: "baseline.all_pairs", file: "all_pairs" };
 pub(crate) const COPY: ShaderSource = ShaderSource { label: "baseline.copy", file: "copy" };
@@ -53,7 +54,7 @@ pub(crate) const COPY: ShaderSource = ShaderSource { label: "baseline.copy", fil
 /// the panel's rows and the benchmark's columns.
 /// A WCSPH step records density, wall pressure, force; a DFSPH step factor, the divergence
 /// solve, force (viscosity and gravity), predict and the pressure solve.
-pub(crate) const STEP: [ShaderSource; 20] = [
+pub(crate) const STEP: [ShaderSource; 21] = [
     SOLIDS_MOVE,
     COUNT,
     SCAN,
@@ -61,6 +62,7 @@ pub(crate) const STEP: [ShaderSource; 20] = [
     SORT_CELLS,
     RANK_FREE,
     REORDER,
+    SENSORS,
     DENSITY,
     DFSPH_FACTOR,
     DFSPH_DIVERGENCE,
@@ -77,7 +79,8 @@ pub(crate) const STEP: [ShaderSource; 20] = [
 ];
 
 /// Every compute shader, for the validation test.
-pub const ALL: [ShaderSource; 26] = [
+pub const ALL: [ShaderSource; 27] = [
+    SENSORS,
     SOLIDS_MOVE,
     BODIES_FORCE,
     BODIES_INTEGRATE,

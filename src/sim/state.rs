@@ -33,6 +33,8 @@ pub struct InitialState {
     pub kinematics: Kinematics,
     /// Which object of the scene each particle id belongs to (the export's `object`).
     pub objects: super::objects::ObjectMap,
+    /// The pressure sensors the simulation samples (none: no sensor pass).
+    pub sensors: super::sensors::SensorSpec,
 }
 
 impl InitialState {

@@ -261,6 +261,19 @@ fn hydrostatic(r: &RunResult, out: &Path, case: Case) -> anyhow::Result<CaseRepo
         ),
         check("steps", format!("{}", m.steps), "≥ 10 000", m.steps >= HYDRO_MIN_STEPS),
     ];
+    let mut checks = checks;
+    let sensors = sensor_means(r, surface, rho0 * g);
+    let deep: Vec<_> = sensors.iter().filter(|s| s.depth >= m.h as f64).collect();
+    if !deep.is_empty() {
+        let worst = deep.iter().map(|s| s.rel()).fold(0.0, f64::max);
+        let name = deep.iter().find(|s| s.rel() == worst).map_or("", |s| s.name.as_str());
+        checks.push(check(
+            "pressure sensors deeper than h, mean of the second half vs ρ0·g·(H − y): largest difference / the local ρ0·g·(H − y)",
+            format!("{:.2} % ({name})", 100.0 * worst),
+            "≤ 2 %",
+            worst <= HYDRO_PRESSURE_BOUND,
+        ));
+    }
 
     let mut md = String::new();
     let _ = writeln!(md, "{}\n", run_line(r));
@@ -293,11 +306,77 @@ fn hydrostatic(r: &RunResult, out: &Path, case: Case) -> anyhow::Result<CaseRepo
             );
         }
     }
+    if !sensors.is_empty() {
+        md.push_str("\nPressure sensors (`sensors.csv`; Shepard-corrected interpolation of the fluid's pressure, docs/PHYSICS.md \"Sensors\"), mean over the second half of the run:\n\n| sensor | at (m) | depth H − y (m) | fill | p measured (Pa) | ρ0·g·(H − y) (Pa) | difference |\n|---|---|---|---|---|---|---|\n");
+        for s in &sensors {
+            let _ = writeln!(
+                md,
+                "| {} | ({}, {}, {}) | {:.3} | {:.3} | {:.1} | {:.1} | {:+.2} % |",
+                s.name,
+                s.at[0],
+                s.at[1],
+                s.at[2],
+                s.depth,
+                s.fill,
+                s.mean,
+                s.expected,
+                100.0 * (s.mean - s.expected) / s.expected
+            );
+        }
+    }
     let name = case.runs()[0];
     let png = out.join(format!("{name}.png"));
     plot::hydrostatic(&png, r, surface, &rows.iter().map(|(b, p, _, int)| (b.mean_y, b.mean_pressure, *p, *int)).collect::<Vec<_>>())?;
     let _ = writeln!(md, "\n![hydrostatic column]({name}.png)");
     Ok(CaseReport { case, checks, markdown: md })
+}
+
+/// A pressure sensor's mean over the second half of a hydrostatic run, against ρ0·g·(H − y).
+pub(crate) struct SensorMean {
+    pub name: String,
+    pub at: [f32; 3],
+    pub depth: f64,
+    pub fill: f64,
+    pub mean: f64,
+    pub expected: f64,
+}
+
+impl SensorMean {
+    /// |measured − expected| / expected.
+    fn rel(&self) -> f64 {
+        if self.expected > 0.0 { (self.mean - self.expected).abs() / self.expected } else { f64::INFINITY }
+    }
+}
+
+/// Each sensor of `r` (wet ones only: a sensor above the water has nothing to compare), its mean
+/// over the rows of the second half of the run, against `rho_g`·(H − y).
+fn sensor_means(r: &RunResult, surface: f64, rho_g: f64) -> Vec<SensorMean> {
+    let t_end = r.sensors.last().map_or(0.0, |x| x.time);
+    let late: Vec<_> = r.sensors.iter().filter(|x| x.time >= 0.5 * t_end).collect();
+    if late.is_empty() {
+        return vec![];
+    }
+    let y0 = r.meta.domain_min[1] as f64;
+    r.meta
+        .sensors
+        .iter()
+        .enumerate()
+        .map(|(k, s)| {
+            let mean = |f: &dyn Fn(&crate::sim::sensors::SensorValue) -> f32| {
+                late.iter().map(|x| f(&x.values[k]) as f64).sum::<f64>() / late.len() as f64
+            };
+            let depth = surface - (s.at[1] as f64 - y0);
+            SensorMean {
+                name: s.name.clone(),
+                at: s.at,
+                depth,
+                fill: mean(&|v| v.fill),
+                mean: mean(&|v| v.pressure),
+                expected: rho_g * depth,
+            }
+        })
+        .filter(|s| s.depth > 0.0)
+        .collect()
 }
 
 // ----- dam break -----

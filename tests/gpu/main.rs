@@ -13,6 +13,7 @@ mod grid;
 mod moving;
 mod reliability;
 mod scenes;
+mod sensors;
 mod shaders;
 mod solver;
 mod sph;

@@ -52,7 +52,7 @@ impl Particles {
     }
 
     /// Particle `slot`'s pressure: the solver's where there is one, else `tait(density)`.
-    pub(crate) fn pressure_at(&self, slot: usize, tait: impl Fn(f64) -> f64) -> f64 {
+    pub fn pressure_at(&self, slot: usize, tait: impl Fn(f64) -> f64) -> f64 {
         match &self.pressure {
             Some(p) => p[slot] as f64,
             None => tait(self.vel_rho[slot][3] as f64),

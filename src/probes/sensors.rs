@@ -1,0 +1,77 @@
+//! `sensors.csv`: the pressure sensors' rows (docs/PHYSICS.md, "Sensors"), written as the run
+//! reads them from the GPU and read back with the `csv` crate by the header's names.
+//!
+//! Columns: `step`, `time_s` (s, from f64), then per sensor NAME `NAME_pa` (the interpolated
+//! pressure, Pa) and `NAME_fill` (the kernel sum of the fluid at the point: about 1 inside the
+//! water, ½ on a flat wall under water, 0 in air, where the pressure is 0). The values are f32
+//! written in their shortest form that reads back to the same bits.
+
+use crate::sim::sensors::{SensorRow, SensorValue};
+
+/// The file in a run folder.
+pub const FILE: &str = "sensors.csv";
+
+/// The header for sensors named `names`.
+pub fn header(names: &[String]) -> String {
+    let mut h = String::from("step,time_s");
+    for n in names {
+        h.push_str(&format!(",{n}_pa,{n}_fill"));
+    }
+    h
+}
+
+/// A row's line.
+pub fn line(row: &SensorRow) -> String {
+    let mut s = format!("{},{:.9}", row.step, row.time);
+    for v in &row.values {
+        s.push_str(&format!(",{},{}", v.pressure, v.fill));
+    }
+    s
+}
+
+/// The rows of a `sensors.csv` for sensors `names` (each row's values in that order; the
+/// neighbour counts, which the file does not hold, are 0). An error names the line.
+pub fn read(text: &str, names: &[String]) -> Result<Vec<SensorRow>, String> {
+    let mut r = csv::ReaderBuilder::new().from_reader(text.as_bytes());
+    let head = r.headers().map_err(|e| format!("header: {e}"))?.clone();
+    let col = |name: &str| head.iter().position(|h| h == name).ok_or_else(|| format!("no column `{name}`"));
+    let (step_at, time_at) = (col("step")?, col("time_s")?);
+    let cols: Vec<(usize, usize)> =
+        names.iter().map(|n| Ok((col(&format!("{n}_pa"))?, col(&format!("{n}_fill"))?))).collect::<Result<_, String>>()?;
+    let mut rows = Vec::new();
+    for (i, rec) in r.records().enumerate() {
+        let line = i + 2;
+        let rec = rec.map_err(|e| format!("line {line}: {e}"))?;
+        let field = |k: usize| rec.get(k).ok_or_else(|| format!("line {line}: too few fields"));
+        let num = |k: usize| field(k)?.parse::<f64>().map_err(|e| format!("line {line}: `{}`: {e}", rec.get(k).unwrap_or("")));
+        let step = field(step_at)?.parse::<u64>().map_err(|e| format!("line {line}: step: {e}"))?;
+        let values = cols
+            .iter()
+            .map(|&(p, f)| Ok(SensorValue { pressure: num(p)? as f32, fill: num(f)? as f32, neighbours: 0 }))
+            .collect::<Result<_, String>>()?;
+        rows.push(SensorRow { step, time: num(time_at)?, values });
+    }
+    Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_read_back_to_the_same_bits() {
+        let names = vec!["P1".to_string(), "wall-2.a".to_string()];
+        let v = |p: f32, f: f32| SensorValue { pressure: p, fill: f, neighbours: 0 };
+        let rows = vec![
+            SensorRow { step: 0, time: 0.0, values: vec![v(0.0, 0.0), v(1.0e-7, 0.4999999)] },
+            SensorRow { step: 40, time: 0.016, values: vec![v(9810.123, 1.0000001), v(3.4e7, 0.5)] },
+        ];
+        let text = format!("{}\n{}\n", header(&names), rows.iter().map(line).collect::<Vec<_>>().join("\n"));
+        assert!(text.starts_with("step,time_s,P1_pa,P1_fill,wall-2.a_pa,wall-2.a_fill\n0,0.000000000,0,0,"), "{text}");
+        assert_eq!(read(&text, &names).unwrap(), rows);
+        let e = read(&text, &["P3".to_string()]).unwrap_err();
+        assert!(e.contains("P3_pa"), "{e}");
+        let e = read(&format!("{text}80,x,1,1,1,1\n"), &names).unwrap_err();
+        assert!(e.starts_with("line 4"), "{e}");
+    }
+}

@@ -1,0 +1,199 @@
+//! sim.sensors — the scene's pressure sensors, sampled on the GPU (`shaders/sensors.wgsl`): at
+//! the start of every step whose state is due (after that step's grid build, so the walk sees the
+//! grid of the very positions it samples), one invocation per sensor interpolates the fluid's
+//! pressure at the sensor's point and the pass's output is copied into a ring of rows on the
+//! GPU, with the clock of that state. The rows stay there until [`Sim::read_sensor_rows`]
+//! reads them all in one copy: no readback per sample. [`crate::reference::sensors`] is the CPU
+//! twin; docs/PHYSICS.md, "Sensors", the definition.
+
+use super::buffers::read_recorded;
+use super::readback::ReadError;
+use super::shader::{self, KernelConfig, KernelError, Pass, Walk};
+use super::{Sim, begin};
+
+/// Rows the GPU holds between two reads: a run reads them before the ring is full
+/// ([`Sim::sensor_room`]).
+pub(crate) const RING_ROWS: u32 = 1024;
+
+/// The sensors a simulation samples: their points and how often.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SensorSpec {
+    /// Each sensor's point (m).
+    pub points: Vec<[f32; 3]>,
+    /// A sample of the state every this many steps (at least 1), counted from step 0.
+    pub every: u64,
+}
+
+impl SensorSpec {
+    pub fn is_empty(&self) -> bool {
+        self.points.is_empty()
+    }
+}
+
+/// One sample of every sensor: the state after `step` steps.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SensorRow {
+    pub step: u64,
+    /// Simulated time of that state, s (the GPU's clock for an adaptive dt, `step · dt` for a
+    /// fixed one, as the probe rows).
+    pub time: f64,
+    /// Per sensor: the interpolated pressure (Pa), the fill (the kernel sum of the fluid there;
+    /// 0 in air, where the pressure is 0) and the fluid particles within h.
+    pub values: Vec<SensorValue>,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SensorValue {
+    pub pressure: f32,
+    pub fill: f32,
+    pub neighbours: u32,
+}
+
+/// The pass: its walk, and DFSPH's pressure or Tait's.
+pub(crate) fn new(device: &wgpu::Device, cfg: KernelConfig, rows: bool, dfsph: bool) -> Result<Pass<Walk>, KernelError> {
+    Pass::new(device, &shader::SENSORS, cfg, &[("ROWS", shader::flag(rows)), ("DFSPH", shader::flag(dfsph))])
+}
+
+/// The sensors' buffers and what the CPU knows of the ring.
+pub(crate) struct SensorBuffers {
+    pub points: wgpu::Buffer,
+    /// The pass's output, one `vec4` per sensor.
+    pub out: wgpu::Buffer,
+    /// [`RING_ROWS`] rows of `n` `vec4`.
+    ring: wgpu::Buffer,
+    /// [`RING_ROWS`] pairs of the clock's words (`time`, `time_lo`).
+    clock: wgpu::Buffer,
+    /// Placeholders a WCSPH simulation binds as the DFSPH totals.
+    pub no_totals: Option<wgpu::Buffer>,
+    pub n: u32,
+    every: u64,
+    /// The next step whose state is sampled.
+    next: u64,
+    /// The steps of the rows the ring holds, in order.
+    pending: Vec<u64>,
+    dropped: u64,
+}
+
+impl SensorBuffers {
+    /// Buffers for `spec`'s sensors of a simulation that starts at step `from` (its first sample
+    /// is the first multiple of `every` at or after it); `dfsph`: the simulation has the totals.
+    pub(crate) fn new(device: &wgpu::Device, spec: &SensorSpec, from: u64, dfsph: bool) -> Self {
+        let n = spec.points.len() as u32;
+        let points: Vec<[f32; 4]> = spec.points.iter().map(|p| [p[0], p[1], p[2], 0.0]).collect();
+        let every = spec.every.max(1);
+        Self {
+            points: shader::storage_init(device, "sensors.points", bytemuck::cast_slice(&points), wgpu::BufferUsages::empty()),
+            out: shader::storage(device, "sensors.out", n as u64 * 16),
+            ring: shader::storage(device, "sensors.ring", RING_ROWS as u64 * n as u64 * 16),
+            clock: shader::storage(device, "sensors.clock", RING_ROWS as u64 * 8),
+            no_totals: (!dfsph).then(|| shader::storage(device, "sensors.no_totals", 16)),
+            n,
+            every,
+            next: from.div_ceil(every) * every,
+            pending: Vec::new(),
+            dropped: 0,
+        }
+    }
+}
+
+impl Sim {
+    /// Whether the simulation samples sensors.
+    pub fn has_sensors(&self) -> bool {
+        self.fixed.sensors.is_some()
+    }
+
+    /// The step count of the state the simulation holds (a resumed one's from its checkpoint).
+    pub(crate) fn absolute_step(&self) -> u64 {
+        self.first_step + self.steps
+    }
+
+    /// Steps that can be recorded before the ring is full and must be read
+    /// ([`Sim::read_sensor_rows`]): 0 when it is; `None` without sensors.
+    pub fn sensor_room(&self) -> Option<u64> {
+        let s = self.fixed.sensors.as_ref()?;
+        let free = RING_ROWS as u64 - s.pending.len() as u64;
+        // the free rows take the samples of states next, next + every, …; the state after them
+        // would find the ring full at the start of its step
+        Some((s.next + free * s.every).saturating_sub(self.absolute_step()))
+    }
+
+    /// Records the sample of the current state if it is due (the grid of the current positions
+    /// is built on set `set`, read as `walk` says).
+    pub(crate) fn record_sensors(&mut self, encoder: &mut wgpu::CommandEncoder, set: usize, walk: Walk) {
+        let step = self.absolute_step();
+        let Self { passes, fixed, profiler, max_dim, .. } = self;
+        let (Some(pass), Some(s)) = (&passes.sensors, &mut fixed.sensors) else { return };
+        if step != s.next {
+            return;
+        }
+        s.next += s.every;
+        if s.pending.len() >= RING_ROWS as usize {
+            s.dropped += 1;
+            return;
+        }
+        pass.record(&mut begin(encoder, profiler, pass.label(), step), set, s.n, walk, *max_dim);
+        let row = s.pending.len() as u64;
+        let bytes = s.n as u64 * 16;
+        encoder.copy_buffer_to_buffer(&s.out, 0, &s.ring, row * bytes, bytes);
+        let time_word = std::mem::offset_of!(super::params::Diagnostics, time) as u64;
+        encoder.copy_buffer_to_buffer(&fixed.diag, time_word, &s.clock, row * 8, 8);
+        s.pending.push(step);
+    }
+
+    /// Samples lost because the ring was full (a caller that reads within
+    /// [`Sim::sensor_room`] loses none).
+    pub fn sensor_rows_dropped(&self) -> u64 {
+        self.fixed.sensors.as_ref().map_or(0, |s| s.dropped)
+    }
+
+    /// Samples the current state now if it is due and not sampled yet (the end of a run: no
+    /// step follows to sample it at its start). Builds the grid of the current positions first,
+    /// which leaves the particles as they are; the grid diagnostics then describe this build.
+    pub fn sample_sensors_now(&mut self) {
+        let due = self.fixed.sensors.as_ref().is_some_and(|s| s.next == self.absolute_step() && s.pending.len() < RING_ROWS as usize);
+        if !due {
+            return;
+        }
+        let mut enc = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("sim.sensors") });
+        self.cur = self.record_grid(&mut enc, self.steps, false);
+        self.last_reordered = false;
+        self.record_sensors(&mut enc, self.cur, Walk::ThroughSorted);
+        self.queue.submit([enc.finish()]);
+    }
+
+    /// Every row the ring holds, in step order, in one copy (waits for the GPU); the ring is
+    /// empty after it. Empty without sensors.
+    pub fn read_sensor_rows(&mut self) -> Result<Vec<SensorRow>, ReadError> {
+        let Some(s) = self.fixed.sensors.as_ref() else { return Ok(vec![]) };
+        if s.pending.is_empty() {
+            return Ok(vec![]);
+        }
+        let rows = s.pending.len() as u64;
+        let ring_bytes = rows * s.n as u64 * 16;
+        let bytes = read_recorded(&self.device, &self.queue, ring_bytes + rows * 8, |enc, dst| {
+            enc.copy_buffer_to_buffer(&s.ring, 0, dst, 0, ring_bytes);
+            enc.copy_buffer_to_buffer(&s.clock, 0, dst, ring_bytes, rows * 8);
+        })?;
+        let words: &[f32] = bytemuck::cast_slice(&bytes);
+        let n = s.n as usize;
+        let fixed_dt = (!self.is_adaptive()).then_some(self.params.dt as f64);
+        let out = s
+            .pending
+            .iter()
+            .enumerate()
+            .map(|(r, &step)| {
+                let clock = &words[(ring_bytes / 4) as usize + 2 * r..][..2];
+                let values = words[r * n * 4..(r + 1) * n * 4]
+                    .chunks_exact(4)
+                    .map(|v| SensorValue { pressure: v[0], fill: v[1], neighbours: v[2] as u32 })
+                    .collect();
+                let time = fixed_dt.map_or(clock[0] as f64 + clock[1] as f64, |dt| step as f64 * dt);
+                SensorRow { step, time, values }
+            })
+            .collect();
+        if let Some(s) = self.fixed.sensors.as_mut() {
+            s.pending.clear();
+        }
+        Ok(out)
+    }
+}

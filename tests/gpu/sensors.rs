@@ -1,0 +1,115 @@
+//! The pressure sensors (sim.sensors) against their CPU twin, `reference::sensors`: each row the
+//! GPU kept is the Shepard-corrected interpolation of the state it was taken of, on steps with and
+//! without a reorder, with WCSPH's and DFSPH's pressure; and a batch of steps in one submit keeps
+//! the same rows, bit for bit, as the same steps one submit each (deterministic mode).
+
+use crate::common;
+use rillet::reference::sensors::sensor_reading;
+use rillet::scene::Scene;
+use rillet::sim::sensors::SensorRow;
+
+/// A small dam break (a 0.1 × 0.16 × 0.1 m block at spacing 0.02, 400 particles) with sensors
+/// on the wall behind it, in the water, at its free surface, and in air; reorder every 3 steps,
+/// a sensor row every 2.
+fn sensed(physics: &str, grid: &str) -> Scene {
+    common::scene(&format!(
+        "(domain: (min: (0, 0, 0), max: (0.4, 0.3, 0.1)), fluid: [(min: (0, 0, 0), max: (0.1, 0.16, 0.1))],
+          probes: (sensors: [(name: \"wall_low\", at: (0, 0.03, 0.05)), (name: \"wall_high\", at: (0, 0.11, 0.05)),
+                             (name: \"inside\", at: (0.05, 0.05, 0.05)), (name: \"corner\", at: (0, 0, 0)),
+                             (name: \"surface\", at: (0.05, 0.16, 0.05)), (name: \"air\", at: (0.3, 0.25, 0.05))],
+                   sensor_every: 2),
+          physics: (spacing: 0.02{physics}), grid: (reorder_interval: 3{grid}))"
+    ))
+}
+
+/// The twin's readings of one state: its step and (p, fill, neighbours) per sensor.
+type TwinRow = (u64, Vec<(f64, f64, u32)>);
+
+/// Runs `steps` steps one submit each, reading the state before each; returns the GPU's rows and
+/// the twin's readings of the states they were taken of.
+fn rows_and_twin(scene: &Scene, steps: u64) -> (Vec<SensorRow>, Vec<TwinRow>) {
+    let state = common::build(scene);
+    let mut sim = common::sim(&state, rillet::scene::setup::sim_options(scene));
+    let h = sim.params().h as f64;
+    let (rest, stiffness) = (sim.params().rest_density as f64, sim.params().stiffness as f64);
+    let points = scene.sensor_spec().points;
+    let mut twin = Vec::new();
+    for step in 0..steps {
+        let p = sim.read_particles().unwrap();
+        if step % 2 == 0 {
+            let tait = |rho: f64| rillet::reference::tait_pressure(rho, rest, stiffness);
+            let readings = points
+                .iter()
+                .map(|x| {
+                    let x = x.map(|c| c as f64);
+                    sensor_reading(x, &p.pos_mass, &p.vel_rho, |j| p.pressure_at(j, tait), h)
+                })
+                .collect();
+            twin.push((step, readings));
+        }
+        sim.run(1);
+    }
+    (sim.read_sensor_rows().unwrap(), twin)
+}
+
+fn compare(scene: &Scene, steps: u64, what: &str) {
+    let (rows, twin) = rows_and_twin(scene, steps);
+    assert_eq!(rows.iter().map(|r| r.step).collect::<Vec<_>>(), twin.iter().map(|t| t.0).collect::<Vec<_>>(), "{what}: the rows' steps");
+    let names = scene.sensor_names();
+    // the pressure scale: ρ0 g of the block's height
+    let scale = 1000.0 * 9.81 * 0.16;
+    let mut worst = (0.0f64, 0.0f64);
+    for (row, (step, want)) in rows.iter().zip(&twin) {
+        for ((got, want), name) in row.values.iter().zip(want).zip(&names) {
+            let (dp, dfill) = ((got.pressure as f64 - want.0).abs(), (got.fill as f64 - want.1).abs());
+            worst = (worst.0.max(dp / scale), worst.1.max(dfill));
+            assert!(dp <= 1e-4 * scale + 1e-4 * want.0.abs(), "{what}, step {step}, {name}: p {} against {}", got.pressure, want.0);
+            assert!(dfill <= 1e-5, "{what}, step {step}, {name}: fill {} against {}", got.fill, want.1);
+            assert_eq!(got.neighbours, want.2, "{what}, step {step}, {name}: fluid particles within h");
+        }
+    }
+    let last = rows.last().unwrap();
+    let at = |name: &str| last.values[names.iter().position(|n| n == name).unwrap()];
+    assert!(at("inside").fill > 0.8 && at("inside").pressure > 0.0, "{what}: in the water {:?}", at("inside"));
+    assert!(at("wall_low").fill > 0.3 && at("wall_low").fill < 0.7, "{what}: on the wall {:?}", at("wall_low"));
+    assert_eq!((at("air").fill, at("air").pressure, at("air").neighbours), (0.0, 0.0, 0), "{what}: in air");
+    eprintln!("{what}: {} rows; worst |Δp| / ρ0·g·H {:.2e}, |Δfill| {:.2e}", rows.len(), worst.0, worst.1);
+}
+
+#[test]
+fn sensor_rows_are_the_twins_interpolation_of_the_states_they_sample() {
+    compare(&sensed("", ""), 16, "WCSPH");
+}
+
+#[test]
+fn sensor_rows_read_the_dfsph_pressure_as_the_twin_does() {
+    compare(&sensed(", solver: DFSPH", ""), 10, "DFSPH");
+}
+
+/// One submit of many steps keeps the same rows as one submit a step, bit for bit, and a ring
+/// read between submits loses no row.
+#[test]
+fn sensor_rows_do_not_depend_on_how_the_steps_are_submitted() {
+    let scene = sensed("", ", deterministic: true");
+    let state = common::build(&scene);
+    let opts = rillet::scene::setup::sim_options(&scene);
+    let (mut one, mut many) = (common::sim(&state, opts.clone()), common::sim(&state, opts));
+    let mut a = Vec::new();
+    for step in 0..20 {
+        one.run(1);
+        if step == 9 {
+            a.extend(one.read_sensor_rows().unwrap());
+        }
+    }
+    a.extend(one.read_sensor_rows().unwrap());
+    many.run(20);
+    let b = many.read_sensor_rows().unwrap();
+    assert_eq!(a.iter().map(|r| r.step).collect::<Vec<_>>(), (0..20).step_by(2).collect::<Vec<u64>>());
+    assert_eq!(a, b);
+    // the state after the last step is sampled on request, once
+    many.sample_sensors_now();
+    many.sample_sensors_now();
+    let end = many.read_sensor_rows().unwrap();
+    assert_eq!(end.iter().map(|r| r.step).collect::<Vec<_>>(), [20]);
+    assert_eq!(many.sensor_rows_dropped(), 0);
+}
