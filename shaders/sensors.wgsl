@@ -5,7 +5,9 @@
 //   p(x) = sum_j V_j p_j W(x - x_j) / sum_j V_j W(x - x_j),   V_j = m_j / rho_j,
 // fluid particles only (walls and free slots are skipped). `fill` = sum_j V_j W(x - x_j) says
 // how much of the support is fluid: about 1 inside the water, about 1/2 on a flat wall under
-// water, 0 in air (then p is 0). p_j is the pressure the solver applies: Tait's of the density
+// water, 0 in air (then p is 0). Below the sensor's `fill_min` (its point's w) the sum is
+// divided by fill_min instead: a point a few particles touch at the edge of its support reads a
+// share of their pressure, not all of it. p_j is the pressure the solver applies: Tait's of the density
 // (WCSPH, negative clamped) or the DFSPH solves' rho^2 (K_pressure/dt^2 + K_divergence/dt), with
 // dt the last step's (params.dt at the start of a step).
 //
@@ -15,7 +17,7 @@
 @group(0) @binding(4) var<storage, read> pos_mass: array<vec4<f32>>;
 @group(0) @binding(5) var<storage, read> vel_rho: array<vec4<f32>>;
 @group(0) @binding(6) var<storage, read> ids: array<u32>;
-// xyz: the sensor's point (m)
+// xyz: the sensor's point (m); w: its fill_min
 @group(0) @binding(7) var<storage, read> sensor_points: array<vec4<f32>>;
 // per sensor: (p in Pa, fill, fluid particles within h, 0)
 @group(0) @binding(8) var<storage, read_write> sensor_out: array<vec4<f32>>;
@@ -68,8 +70,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if t >= arrayLength(&sensor_points) {
         return;
     }
-    var acc = Acc(sensor_points[t].xyz, 0.0, 0.0, 0u);
+    let point = sensor_points[t];
+    var acc = Acc(point.xyz, 0.0, 0.0, 0u);
     neighbour_loop(acc.x, &acc);
-    let p = select(0.0, acc.pw / acc.w, acc.w > 0.0);
-    sensor_out[t] = vec4<f32>(p, acc.w * params.kernel_norm, f32(acc.count), 0.0);
+    let fill = acc.w * params.kernel_norm;
+    let p = select(0.0, acc.pw * params.kernel_norm / max(fill, point.w), fill > 0.0);
+    sensor_out[t] = vec4<f32>(p, fill, f32(acc.count), 0.0);
 }

@@ -6,9 +6,10 @@ use super::kernel::CubicKernel;
 /// What a sensor at `x` reads from particles `pos_mass`/`vel_rho` (slot order; fluid has
 /// `w > 0`), with `pressure(slot)` each particle's pressure: (p, fill, fluid particles within
 /// h), where `fill = Σ V_j W(x − x_j)` over fluid with `V_j = m_j/ρ_j`, and
-/// `p = Σ V_j p_j W(x − x_j) / fill` (0 where no fluid is within h).
+/// `p = Σ V_j p_j W(x − x_j) / max(fill, fill_min)` (0 where no fluid is within h).
 pub fn sensor_reading(
     x: [f64; 3],
+    fill_min: f64,
     pos_mass: &[[f32; 4]],
     vel_rho: &[[f32; 4]],
     pressure: impl Fn(usize) -> f64,
@@ -29,5 +30,5 @@ pub fn sensor_reading(
             count += 1;
         }
     }
-    (if w > 0.0 { pw / w } else { 0.0 }, w, count)
+    (if w > 0.0 { pw / w.max(fill_min) } else { 0.0 }, w, count)
 }

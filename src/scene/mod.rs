@@ -50,6 +50,7 @@ impl Scene {
     pub fn sensor_spec(&self) -> crate::sim::sensors::SensorSpec {
         crate::sim::sensors::SensorSpec {
             points: self.probes.sensors.iter().map(|s| s.at).collect(),
+            fill_min: self.probes.sensors.iter().map(|s| s.fill_min).collect(),
             every: self.probes.sensor_every.max(1),
         }
     }

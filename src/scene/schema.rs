@@ -431,6 +431,16 @@ pub struct PressureSensor {
     pub name: String,
     /// Where it measures (m), inside the domain (on a wall: the wall's face).
     pub at: [f32; 3],
+    /// The least fill at which it reads the fluid's pressure in full, in [0.01, 1] (default
+    /// 0.25, the fill of a corner under water): below it the reading is the fluid's pressure
+    /// times fill / fill_min, so that a few particles at the edge of the support do not read as
+    /// water on the sensor (docs/PHYSICS.md, "Sensors").
+    #[serde(default = "default_fill_min")]
+    pub fill_min: f32,
+}
+
+fn default_fill_min() -> f32 {
+    0.25
 }
 
 /// Measurements `rillet run` records (the same as its flags; a flag given adds to these).

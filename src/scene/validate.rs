@@ -94,6 +94,7 @@ impl Scene {
             for a in 0..3 {
                 v.finite(&format!("probes.sensors[{k}].at[{a}]"), s.at[a], "m")?;
             }
+            v.finite(&format!("probes.sensors[{k}].fill_min"), s.fill_min, "")?;
         }
         v.finite("physics.spacing", p.spacing, "m")?;
         v.finite("physics.rest_density", p.rest_density, "kg/m³")?;
@@ -360,6 +361,7 @@ impl Scene {
             );
             let ok = (0..3).all(|a| s.at[a] >= dmin[a] && s.at[a] <= dmax[a]);
             v.check(&format!("probes.sensors[{k}].at"), format!("({}, {}, {})", s.at[0], s.at[1], s.at[2]), ok, &inside)?;
+            v.check(&format!("probes.sensors[{k}].fill_min"), s.fill_min, (0.01..=1.0).contains(&s.fill_min), "[0.01, 1]")?;
         }
         let every = self.probes.sensor_every;
         v.check("probes.sensor_every", every, (1..=1_000_000).contains(&every), "[1, 1000000] steps")?;

@@ -20,6 +20,9 @@ pub(crate) const RING_ROWS: u32 = 1024;
 pub struct SensorSpec {
     /// Each sensor's point (m).
     pub points: Vec<[f32; 3]>,
+    /// Each sensor's least fill: below it the interpolation's sum is divided by it instead of
+    /// by the fill (docs/PHYSICS.md, "Sensors").
+    pub fill_min: Vec<f32>,
     /// A sample of the state every this many steps (at least 1), counted from step 0.
     pub every: u64,
 }
@@ -79,7 +82,7 @@ impl SensorBuffers {
     /// is the first multiple of `every` at or after it); `dfsph`: the simulation has the totals.
     pub(crate) fn new(device: &wgpu::Device, spec: &SensorSpec, from: u64, dfsph: bool) -> Self {
         let n = spec.points.len() as u32;
-        let points: Vec<[f32; 4]> = spec.points.iter().map(|p| [p[0], p[1], p[2], 0.0]).collect();
+        let points: Vec<[f32; 4]> = spec.points.iter().zip(&spec.fill_min).map(|(p, &f)| [p[0], p[1], p[2], f]).collect();
         let every = spec.every.max(1);
         Self {
             points: shader::storage_init(device, "sensors.points", bytemuck::cast_slice(&points), wgpu::BufferUsages::empty()),

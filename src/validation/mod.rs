@@ -121,6 +121,120 @@ pub(crate) fn spheric_measured() -> Vec<(f64, f64, f64)> {
         .collect()
 }
 
+/// The SPHERIC Test 2 measured pressures shipped in the repository: (t, P1–P8 in Pa).
+pub(crate) const SPHERIC_PRESSURE_MEASURED: &str = include_str!("../../docs/validation/spheric_test2_pressure_measured.csv");
+
+/// Parses [`SPHERIC_PRESSURE_MEASURED`].
+pub(crate) fn spheric_pressure_measured() -> Vec<(f64, [f64; 8])> {
+    SPHERIC_PRESSURE_MEASURED
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("t_s"))
+        .filter_map(|l| {
+            let v: Vec<f64> = l.split(',').filter_map(|x| x.trim().parse().ok()).collect();
+            (v.len() == 9).then(|| (v[0], std::array::from_fn(|k| v[k + 1])))
+        })
+        .collect()
+}
+
+/// One sensor of a run against the measurement: the peaks (Pa, s), the means over
+/// [`SPHERIC_MEAN_WINDOW`] and the rms difference over the run's rows from 0.3 s (the measurement
+/// interpolated linearly to each row's time).
+#[derive(Clone, Debug)]
+pub(crate) struct SensorComparison {
+    pub name: String,
+    pub peak: (f64, f64),
+    pub peak_measured: (f64, f64),
+    pub mean: f64,
+    pub mean_measured: f64,
+    pub rms: f64,
+}
+
+/// The window of the sensors' means (s): after the first impact, while the water runs up and
+/// over the obstacle.
+pub(crate) const SPHERIC_MEAN_WINDOW: (f64, f64) = (0.5, 1.5);
+
+/// Linear interpolation of `series` (sorted by time) at `t`.
+fn interpolate(series: &[(f64, f64)], t: f64) -> Option<f64> {
+    let k = series.partition_point(|p| p.0 < t);
+    if k == 0 || k == series.len() {
+        return None;
+    }
+    let (a, b) = (series[k - 1], series[k]);
+    Some(a.1 + (b.1 - a.1) * (t - a.0) / (b.0 - a.0).max(1e-12))
+}
+
+/// Compares `ours` with `measured` (both (t, p) sorted by time), up to the end of `ours`.
+pub(crate) fn compare_sensor(name: &str, ours: &[(f64, f64)], measured: &[(f64, f64)]) -> SensorComparison {
+    let t_end = ours.last().map_or(0.0, |p| p.0);
+    let peak =
+        |s: &[(f64, f64)]| s.iter().filter(|p| p.0 <= t_end).fold((f64::NEG_INFINITY, 0.0), |a, p| if p.1 > a.0 { (p.1, p.0) } else { a });
+    let mean = |s: &[(f64, f64)]| {
+        let w: Vec<f64> = s.iter().filter(|p| p.0 >= SPHERIC_MEAN_WINDOW.0 && p.0 <= SPHERIC_MEAN_WINDOW.1).map(|p| p.1).collect();
+        w.iter().sum::<f64>() / w.len().max(1) as f64
+    };
+    let diffs: Vec<f64> = ours.iter().filter(|p| p.0 >= 0.3).filter_map(|p| interpolate(measured, p.0).map(|m| p.1 - m)).collect();
+    let rms = (diffs.iter().map(|d| d * d).sum::<f64>() / diffs.len().max(1) as f64).sqrt();
+    SensorComparison {
+        name: name.to_string(),
+        peak: peak(ours),
+        peak_measured: peak(measured),
+        mean: mean(ours),
+        mean_measured: mean(measured),
+        rms,
+    }
+}
+
+/// Pressure sensors P1–P8 of a run of the SPHERIC scene against the measurement: the figure
+/// (P1, P3, P5, P7, as the published comparisons show them) and a table of every sensor. None
+/// when the run has no sensors named P1–P8.
+pub(crate) fn spheric_pressure_figure(r: &headless::RunResult, out: &Path) -> anyhow::Result<Option<(PathBuf, String)>> {
+    let names: Vec<String> = (1..=8).map(|k| format!("P{k}")).collect();
+    let Some(cols) = names.iter().map(|n| r.meta.sensors.iter().position(|s| &s.name == n)).collect::<Option<Vec<usize>>>() else {
+        return Ok(None);
+    };
+    if r.sensors.is_empty() {
+        return Ok(None);
+    }
+    let measured = spheric_pressure_measured();
+    let series = |k: usize| -> (plot::Curve, plot::Curve) {
+        (
+            r.sensors.iter().map(|row| (row.time, row.values[cols[k]].pressure as f64)).collect(),
+            measured.iter().map(|(t, p)| (*t, p[k])).collect(),
+        )
+    };
+    let mut md = String::from(
+        "| sensor | peak (kPa, at s) | measured peak (kPa, at s) | mean 0.5–1.5 s (kPa) | measured mean (kPa) | rms difference from 0.3 s (kPa) |\n|---|---|---|---|---|---|\n",
+    );
+    for (k, name) in names.iter().enumerate() {
+        let (ours, meas) = series(k);
+        let c = compare_sensor(name, &ours, &meas);
+        md.push_str(&format!(
+            "| {} | {:.2} at {:.3} | {:.2} at {:.3} | {:.2} | {:.2} | {:.2} |\n",
+            c.name,
+            c.peak.0 * 1e-3,
+            c.peak.1,
+            c.peak_measured.0 * 1e-3,
+            c.peak_measured.1,
+            c.mean * 1e-3,
+            c.mean_measured * 1e-3,
+            c.rms * 1e-3
+        ));
+    }
+    let panels: Vec<_> = [0usize, 2, 4, 6]
+        .iter()
+        .map(|&k| {
+            let (ours, meas) = series(k);
+            let s = &r.meta.sensors[cols[k]];
+            (format!("{}: pressure at ({}, {}, {}) m", names[k], s.at[0], s.at[1], s.at[2]), ours, meas)
+        })
+        .collect();
+    let path = out.join("spheric_test2_pressure.png");
+    let label = format!("Rillet, {} fluid particles, s = {} m", r.meta.fluid_particles, r.meta.spacing);
+    plot::spheric_pressure(&path, &panels, &label)?;
+    std::fs::write(out.join("spheric_test2_pressure.md"), &md).with_context(|| format!("cannot write {}", out.display()))?;
+    Ok(Some((path, md)))
+}
+
 /// Gauges H2 (x = 2.228 m) and H4 (x = 0.582 m) of a run of the SPHERIC scene against the
 /// measurement; the run's point gauges must include them.
 pub(crate) fn spheric_figure(run_dir: &Path, out: &Path) -> anyhow::Result<PathBuf> {
@@ -139,5 +253,8 @@ pub(crate) fn spheric_figure(run_dir: &Path, out: &Path) -> anyhow::Result<PathB
     let path = out.join("spheric_test2.png");
     let label = format!("Rillet, {} fluid particles, s = {} m", r.meta.fluid_particles, r.meta.spacing);
     plot::spheric(&path, &ours, &spheric_measured(), &label)?;
+    if let Some((pressure, md)) = spheric_pressure_figure(&r, out)? {
+        println!("{}\n{md}", pressure.display());
+    }
     Ok(path)
 }

@@ -280,3 +280,44 @@ pub(crate) fn spheric(path: &Path, ours: &[(f64, f64, f64)], measured: &[(f64, f
         Ok(())
     })
 }
+
+/// (t, value) points of a curve.
+pub(crate) type Curve = Vec<(f64, f64)>;
+
+/// SPHERIC Test 2's pressure sensors: for each (name, ours, measured) a panel of pressure (kPa)
+/// against time, in a grid of two rows.
+pub(crate) fn spheric_pressure(path: &Path, panels: &[(String, Curve, Curve)], label: &str) -> anyhow::Result<()> {
+    register_font();
+    let (w, h) = (W, 2 * H);
+    let mut buf = vec![255u8; (w * h * 3) as usize];
+    {
+        let root = BitMapBackend::with_buffer(&mut buf, (w, h)).into_drawing_area();
+        root.fill(&WHITE).map_err(e)?;
+        let areas = root.split_evenly((2, panels.len().div_ceil(2).max(1)));
+        for ((name, ours, measured), area) in panels.iter().zip(&areas) {
+            let t_max = ours.last().map_or(2.0, |p| p.0);
+            let top = ours.iter().chain(measured.iter().filter(|p| p.0 <= t_max)).map(|p| p.1).fold(1.0, f64::max) * 1.1e-3;
+            let mut c = ChartBuilder::on(area)
+                .caption(name, (FONT, 22))
+                .margin(12)
+                .x_label_area_size(45)
+                .y_label_area_size(55)
+                .build_cartesian_2d(0.0..t_max, -0.5..top)
+                .map_err(e)?;
+            c.configure_mesh().x_desc("t (s)").y_desc("p (kPa)").label_style((FONT, 14)).draw().map_err(e)?;
+            // held inside the panel (a line beyond its range would be drawn across the next)
+            let kpa = |p: &(f64, f64)| (p.0, (p.1 * 1e-3).clamp(-0.5, top));
+            c.draw_series(LineSeries::new(measured.iter().filter(|p| p.0 <= t_max).map(kpa), RED.stroke_width(2)))
+                .map_err(e)?
+                .label("measured (Kleefsman et al. 2005, MARIN)")
+                .legend(line_legend(RED));
+            c.draw_series(LineSeries::new(ours.iter().map(kpa), BLUE.stroke_width(2)))
+                .map_err(e)?
+                .label(label.to_string())
+                .legend(line_legend(BLUE));
+            legend!(c);
+        }
+        root.present().map_err(e)?;
+    }
+    write_png(path, &buf, w, h)
+}

@@ -233,6 +233,13 @@ fn bad_floating_bodies() {
 }
 
 #[test]
+fn bad_sensors() {
+    assert_invalid("sensor_outside_domain.ron", "probes.sensors[1].at", "inside the domain: x in [0, 1], y in [0, 1], z in [0, 1] m");
+    assert_invalid("sensor_name_twice.ron", "probes.sensors[1].name", "a name no other sensor has (probes.sensors[0] has it)");
+    assert_invalid("sensor_every_zero.ron", "probes.sensor_every", "[1, 1000000] steps");
+}
+
+#[test]
 fn every_bad_scene_is_tested() {
     let names: Vec<String> =
         ron_files(&root().join("tests/bad_scenes")).iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
@@ -265,6 +272,9 @@ fn every_bad_scene_is_tested() {
         "open_face_twice.ron",
         "open_fluid_mesh.ron",
         "overlapping_blocks.ron",
+        "sensor_every_zero.ron",
+        "sensor_name_twice.ron",
+        "sensor_outside_domain.ron",
         "solid_outside_domain.ron",
         "syntax_error.ron",
         "thin_solid.ron",

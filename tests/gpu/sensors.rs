@@ -16,7 +16,7 @@ fn sensed(physics: &str, grid: &str) -> Scene {
         "(domain: (min: (0, 0, 0), max: (0.4, 0.3, 0.1)), fluid: [(min: (0, 0, 0), max: (0.1, 0.16, 0.1))],
           probes: (sensors: [(name: \"wall_low\", at: (0, 0.03, 0.05)), (name: \"wall_high\", at: (0, 0.11, 0.05)),
                              (name: \"inside\", at: (0.05, 0.05, 0.05)), (name: \"corner\", at: (0, 0, 0)),
-                             (name: \"surface\", at: (0.05, 0.16, 0.05)), (name: \"air\", at: (0.3, 0.25, 0.05))],
+                             (name: \"surface\", at: (0.05, 0.16, 0.05), fill_min: 0.9), (name: \"air\", at: (0.3, 0.25, 0.05))],
                    sensor_every: 2),
           physics: (spacing: 0.02{physics}), grid: (reorder_interval: 3{grid}))"
     ))
@@ -32,18 +32,17 @@ fn rows_and_twin(scene: &Scene, steps: u64) -> (Vec<SensorRow>, Vec<TwinRow>) {
     let mut sim = common::sim(&state, rillet::scene::setup::sim_options(scene));
     let h = sim.params().h as f64;
     let (rest, stiffness) = (sim.params().rest_density as f64, sim.params().stiffness as f64);
-    let points = scene.sensor_spec().points;
+    let spec = scene.sensor_spec();
     let mut twin = Vec::new();
     for step in 0..steps {
         let p = sim.read_particles().unwrap();
         if step % 2 == 0 {
             let tait = |rho: f64| rillet::reference::tait_pressure(rho, rest, stiffness);
-            let readings = points
+            let readings = spec
+                .points
                 .iter()
-                .map(|x| {
-                    let x = x.map(|c| c as f64);
-                    sensor_reading(x, &p.pos_mass, &p.vel_rho, |j| p.pressure_at(j, tait), h)
-                })
+                .zip(&spec.fill_min)
+                .map(|(x, &f)| sensor_reading(x.map(|c| c as f64), f as f64, &p.pos_mass, &p.vel_rho, |j| p.pressure_at(j, tait), h))
                 .collect();
             twin.push((step, readings));
         }
