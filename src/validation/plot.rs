@@ -307,11 +307,11 @@ pub(crate) fn spheric_pressure(path: &Path, panels: &[(String, Curve, Curve)], l
             c.configure_mesh().x_desc("t (s)").y_desc("p (kPa)").label_style((FONT, 14)).draw().map_err(e)?;
             // held inside the panel (a line beyond its range would be drawn across the next)
             let kpa = |p: &(f64, f64)| (p.0, (p.1 * 1e-3).clamp(-0.5, top));
-            c.draw_series(LineSeries::new(measured.iter().filter(|p| p.0 <= t_max).map(kpa), RED.stroke_width(2)))
+            c.draw_series(LineSeries::new(measured.iter().filter(|p| p.0 <= t_max).map(kpa), RED.stroke_width(1)))
                 .map_err(e)?
                 .label("measured (Kleefsman et al. 2005, MARIN)")
                 .legend(line_legend(RED));
-            c.draw_series(LineSeries::new(ours.iter().map(kpa), BLUE.stroke_width(2)))
+            c.draw_series(LineSeries::new(ours.iter().map(kpa), BLUE.stroke_width(1)))
                 .map_err(e)?
                 .label(label.to_string())
                 .legend(line_legend(BLUE));
