@@ -379,6 +379,41 @@ mod tests {
     use super::*;
     use crate::scene::Scene;
 
+    /// The columns docs/OUTPUTS.md lists under the heading that names `file`: the backticked
+    /// names of each table row's first cell, in order.
+    fn documented(file: &str) -> Vec<String> {
+        let doc = include_str!("../../docs/OUTPUTS.md");
+        let start = doc.find(&format!("## {file}")).unwrap_or_else(|| panic!("docs/OUTPUTS.md has no section {file}"));
+        let section = &doc[start..];
+        let section = &section[..section[3..].find("\n## ").map_or(section.len(), |e| e + 3)];
+        section
+            .lines()
+            .filter(|l| l.starts_with("| `"))
+            .flat_map(|l| l.split('|').nth(1).unwrap_or("").split(',').map(|c| c.trim().trim_matches('`').to_string()).collect::<Vec<_>>())
+            .collect()
+    }
+
+    fn columns(header: &str) -> Vec<String> {
+        header.split(',').map(str::to_string).collect()
+    }
+
+    /// docs/OUTPUTS.md lists every column of every CSV a run writes, in the file's order.
+    #[test]
+    fn the_outputs_doc_lists_every_column() {
+        let gauge = format!("{}NAME", crate::probes::columns::GAUGE_PREFIX);
+        assert_eq!(
+            documented("probes.csv"),
+            columns(&crate::probes::columns::header(&["NAME".into()]))
+                .iter()
+                .map(|c| if c == &gauge { "height_m_at_NAME".to_string() } else { c.clone() })
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(documented("sensors.csv"), columns(&probe::sensors::header(&["NAME".into()])));
+        assert_eq!(documented("bodies.csv"), columns(BODIES_HEADER));
+        assert_eq!(documented("leaks.csv"), columns(LEAKS_HEADER));
+        assert_eq!(documented("particles/"), columns(TRANSFORMS_HEADER));
+    }
+
     /// The leak log lists the fluid particles inside a solid (and no free slot, no particle
     /// outside or only at the surface), in id order; a resumed run keeps its rows up to the
     /// checkpoint's step and drops a line cut short.
