@@ -246,7 +246,7 @@ pub(crate) fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -
     let mut frames = 0;
     let mut bar = crate::progress::Progress::new(label, args.frames, !args.quiet).counting("frame");
     // the simulated time a progress line shows: step × dt, unknown on the CPU for an adaptive dt
-    let fixed_dt = (!sim.is_adaptive()).then(|| sim.params().dt as f64);
+    let fixed_dt = (!sim.is_adaptive()).then(|| sim.fixed_dt());
     // an adaptive run's clock as the last diagnostics read gave it (where the moving solids are
     // drawn)
     let mut last_time = 0.0;

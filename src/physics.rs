@@ -75,6 +75,13 @@ pub(crate) fn lattice_kernel_sum(s: f64, h: f64) -> f64 {
 
 /// Tait pressure with negative pressure clamped away (the CPU side of `tait_pressure` in
 /// `shaders/common.wgsl`).
+/// The decimal a 32-bit float was written as (its shortest representation that reads back to
+/// the same bits), as a 64-bit float: 0.0004f32 gives 0.0004, not 0.0004000000189989805. A fixed
+/// dt's times are step × this, so 50 steps of 0.0004 s are 0.02 s in every file.
+pub fn decimal(x: f32) -> f64 {
+    x.to_string().parse().unwrap_or(x as f64)
+}
+
 pub fn tait_pressure(rho: f64, rho0: f64, stiffness: f64) -> f64 {
     stiffness * ((rho.max(rho0) / rho0).powi(TAIT_GAMMA) - 1.0)
 }

@@ -370,7 +370,7 @@ impl Content for Viewer {
             // where the frame's steps leave them: a fixed dt's clock, or an adaptive dt's at the
             // last diagnostics read (up to 60 frames behind)
             let sim = driver.sim();
-            let t = if sim.is_adaptive() { self.sample_time } else { sim.steps() as f64 * sim.params().dt as f64 };
+            let t = if sim.is_adaptive() { self.sample_time } else { sim.steps() as f64 * sim.fixed_dt() };
             for (first, moved) in self.surfaces.moved_at(t, &driver.body_states) {
                 self.view.move_solids(host.gpu, first, &moved);
             }

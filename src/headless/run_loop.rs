@@ -60,6 +60,8 @@ pub(crate) struct Schedule {
     pub probe_every: u64,
     /// An exported frame every this many steps (None: no export).
     pub export_every: Option<u64>,
+    /// Instead, the frames of `--export-fps` (a fixed dt).
+    pub export_frames: Option<super::settings::FrameSteps>,
     /// A checkpoint every this many steps (None: only when interrupted).
     pub checkpoint_every: Option<u64>,
     /// The probes from this step on add to the profile.
@@ -67,12 +69,14 @@ pub(crate) struct Schedule {
 }
 
 impl Schedule {
-    pub(crate) fn new(s: &RunSettings) -> Self {
+    /// The schedule of `s` for a fixed `dt` (s; the frames of `--export-fps` need it).
+    pub(crate) fn new(s: &RunSettings, dt: f64) -> Self {
         let steps = s.steps;
         Self {
             steps,
             probe_every: s.every.max(1),
-            export_every: s.export.as_ref().map(|e| e.every.max(1)),
+            export_every: s.export.as_ref().filter(|e| e.fps.is_none()).map(|e| e.every.max(1)),
+            export_frames: s.export.as_ref().and_then(|e| e.fps).map(|f| super::settings::FrameSteps::new(f, dt)),
             checkpoint_every: (s.checkpoint_every > 0).then_some(s.checkpoint_every),
             profile_from: steps - ((steps as f64 * s.profile_fraction) as u64).min(steps),
         }
@@ -89,7 +93,9 @@ impl Schedule {
 
     /// An exported frame at `step` (as a probe row, at the export's interval).
     pub(crate) fn export_due(&self, step: u64, interrupted: bool) -> bool {
-        self.export_every.is_some_and(|k| Self::every(step, k) || step == self.steps || interrupted)
+        let frame = self.export_frames.is_some_and(|f| f.is_frame(step));
+        let exporting = self.export_every.is_some() || self.export_frames.is_some();
+        exporting && (frame || self.export_every.is_some_and(|k| Self::every(step, k)) || step == self.steps || interrupted)
     }
 
     /// A checkpoint at `step` by the interval (an interruption writes one whatever the step).
@@ -105,7 +111,12 @@ impl Schedule {
     /// The next step after `step` where something is due.
     pub(crate) fn next_stop(&self, step: u64) -> u64 {
         let next = |k: u64| (step / k + 1) * k;
-        [Some(self.probe_every), self.export_every, self.checkpoint_every].into_iter().flatten().map(next).fold(self.steps, u64::min)
+        let frame = self.export_frames.map_or(self.steps, |f| f.next_after(step));
+        [Some(self.probe_every), self.export_every, self.checkpoint_every]
+            .into_iter()
+            .flatten()
+            .map(next)
+            .fold(self.steps.min(frame), u64::min)
     }
 }
 
@@ -262,7 +273,7 @@ impl<'a> RunLoop<'a> {
             bar: Progress::new(&label, cfg.steps, cfg.progress).starting_at(resumed.unwrap_or(0)),
             label,
             settings: cfg,
-            schedule: Schedule::new(cfg),
+            schedule: Schedule::new(cfg, sim.fixed_dt()),
             watch: Watch::new(&params, &start),
             profile: Profile::new(&setup),
             sim,
@@ -584,8 +595,8 @@ mod tests {
         let mut s = RunSettings::new(100);
         s.every = 30;
         s.checkpoint_every = 25;
-        s.export = Some(super::super::ExportSettings { formats: vec![], every: 40, boundary: false });
-        let sched = Schedule::new(&s);
+        s.export = Some(super::super::ExportSettings { formats: vec![], every: 40, boundary: false, fps: None });
+        let sched = Schedule::new(&s, 0.001);
         let mut stops = vec![0];
         while *stops.last().unwrap() < 100 {
             stops.push(sched.next_stop(*stops.last().unwrap()));
@@ -595,7 +606,20 @@ mod tests {
         assert!(sched.export_due(80, false) && !sched.export_due(30, false) && sched.export_due(31, true));
         assert!(sched.checkpoint_due(75) && !sched.checkpoint_due(30));
         assert_eq!(sched.profile_from, 90);
-        let quiet = Schedule::new(&RunSettings::new(100));
+        let quiet = Schedule::new(&RunSettings::new(100), 0.001);
+        // 30 frames a second at dt 0.4 ms: a frame every 83⅓ steps, at the nearest step
+        s.export.as_mut().unwrap().fps = Some(30.0);
+        s.checkpoint_every = 0;
+        s.every = 1000;
+        s.steps = 260;
+        let fps = Schedule::new(&s, 0.0004);
+        let mut frames = vec![0];
+        while *frames.last().unwrap() < 260 {
+            frames.push(fps.next_stop(*frames.last().unwrap()));
+        }
+        assert_eq!(frames, [0, 83, 167, 250, 260]);
+        assert!(fps.export_due(167, false) && !fps.export_due(166, false) && fps.export_due(260, false));
+        assert!(!fps.export_due(40, false), "no frame at the every-40 interval with --export-fps");
         assert!(!quiet.export_due(0, true) && !quiet.checkpoint_due(0));
     }
 }

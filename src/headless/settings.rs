@@ -42,6 +42,10 @@ pub struct RunArgs {
     /// Export every this many steps (0 = at every probe).
     #[arg(long, default_value_t = 0)]
     pub export_every: u64,
+    /// Export F frames per simulated second instead: frame k at the step nearest k/F s (exact
+    /// when 1/F is a whole number of steps), its time the step's. Needs a fixed dt.
+    #[arg(long, value_name = "F", conflicts_with = "export_every", requires = "export")]
+    pub export_fps: Option<f64>,
     /// Export the boundary (wall) particles too (kind = 1).
     #[arg(long)]
     pub export_boundary: bool,
@@ -117,6 +121,61 @@ pub struct ExportSettings {
     pub every: u64,
     /// Export boundary particles too.
     pub boundary: bool,
+    /// Frames per simulated second instead of `every` (`--export-fps`; a fixed dt).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fps: Option<f64>,
+}
+
+/// The steps of the frames `fps` frames per simulated second make with a fixed `dt`: frame k at
+/// the step nearest k/fps s.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct FrameSteps {
+    /// Steps per frame, 1/(fps·dt) (more than 1).
+    per_frame: f64,
+}
+
+impl FrameSteps {
+    pub(crate) fn new(fps: f64, dt: f64) -> Self {
+        Self { per_frame: 1.0 / (fps * dt) }
+    }
+
+    fn step_of(&self, k: u64) -> u64 {
+        (k as f64 * self.per_frame).round() as u64
+    }
+
+    /// Whether a frame falls on `step`.
+    pub(crate) fn is_frame(&self, step: u64) -> bool {
+        self.step_of((step as f64 / self.per_frame).round() as u64) == step
+    }
+
+    /// The first frame step after `step`.
+    pub(crate) fn next_after(&self, step: u64) -> u64 {
+        let mut k = (step as f64 / self.per_frame).floor() as u64;
+        while self.step_of(k) <= step {
+            k += 1;
+        }
+        self.step_of(k)
+    }
+}
+
+/// `--export-fps F` against the scene: F in (0, 10000], below one frame a step, and a fixed dt.
+pub fn check_export_fps(scene: &Scene, label: &str, fps: Option<f64>) -> anyhow::Result<()> {
+    let Some(f) = fps else { return Ok(()) };
+    anyhow::ensure!(
+        f.is_finite() && f > 0.0 && f <= 10_000.0,
+        "--export-fps {f} is out of range: allowed (0, 10000] frames per simulated second"
+    );
+    anyhow::ensure!(
+        matches!(scene.physics.time_step, crate::scene::TimeStep::Fixed),
+        "--export-fps: {label} has physics.time_step Adaptive; frames at simulated times need a fixed dt (use --export-every STEPS with an adaptive dt)"
+    );
+    let dt = crate::physics::decimal(scene.physics.dt);
+    anyhow::ensure!(
+        f * dt < 1.0,
+        "--export-fps {f} is out of range: allowed below one frame a step, 1/dt = {} frames per second (dt = {dt} s)",
+        1.0 / dt
+    );
+    Ok(())
 }
 
 fn default_profile_fraction() -> f64 {
@@ -168,6 +227,7 @@ impl RunSettings {
                 formats: args.export.clone(),
                 every: if args.export_every == 0 { every } else { args.export_every },
                 boundary: args.export_boundary,
+                fps: args.export_fps,
             }),
             progress: !args.quiet,
         }

@@ -623,9 +623,14 @@ impl Sim {
         self.params.adaptive != 0
     }
     /// Simulated time at the end of `step` steps, given the diagnostics read at that step: the
-    /// GPU's clock for an adaptive dt, `step · dt` for a fixed one (exact, as before).
+    /// GPU's clock for an adaptive dt, `step · dt` for a fixed one, in f64 from the dt's decimal
+    /// ([`Sim::fixed_dt`]).
     pub fn time_at(&self, step: u64, d: &Diagnostics) -> f64 {
-        if self.is_adaptive() { d.sim_time() } else { step as f64 * self.params.dt as f64 }
+        if self.is_adaptive() { d.sim_time() } else { step as f64 * self.fixed_dt() }
+    }
+    /// The fixed dt as the scene wrote it ([`crate::physics::decimal`]), s.
+    pub fn fixed_dt(&self) -> f64 {
+        crate::physics::decimal(self.params.dt)
     }
     /// What the next step reads besides the particles, for a checkpoint: the last dt, the last
     /// pressure solve's error, the clock and (DFSPH) the solves' totals by id.

@@ -179,7 +179,7 @@ impl Sim {
         })?;
         let words: &[f32] = bytemuck::cast_slice(&bytes);
         let n = s.n as usize;
-        let fixed_dt = (!self.is_adaptive()).then_some(self.params.dt as f64);
+        let fixed_dt = (!self.is_adaptive()).then_some(self.fixed_dt());
         let out = s
             .pending
             .iter()

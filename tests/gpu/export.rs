@@ -110,6 +110,59 @@ fn exported_frames_read_back_equal_to_the_gpu_buffers() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `--export-fps 30` at dt 0.4 ms: frame k at the step nearest k/30 s (0, 83, 167, 250), the
+/// collection's times those steps' in decimals (roxmltree reads them); out-of-range values and an
+/// adaptive scene are refused with the flag named, exit 2.
+#[test]
+fn rillet_run_exports_frames_at_a_frame_rate() {
+    let dir = folder("fps");
+    let out = dir.join("out");
+    let scene = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenes/small_drop.ron");
+    let run = |extra: &[&str], scene: &Path, out: &Path| {
+        Command::new(env!("CARGO_BIN_EXE_rillet"))
+            .arg("run")
+            .arg(scene)
+            .args(["--every", "100", "--export", "vtk", "--quiet", "--out"])
+            .arg(out)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let o = run(&["--steps", "250", "--export-fps", "30"], &scene, &out);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let pvd = std::fs::read_to_string(out.join("particles/particles.pvd")).unwrap();
+    let doc = roxmltree::Document::parse(&pvd).expect("the collection is XML");
+    let sets: Vec<(String, String)> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("DataSet"))
+        .map(|n| (n.attribute("timestep").unwrap().to_string(), n.attribute("file").unwrap().to_string()))
+        .collect();
+    let want: Vec<(String, String)> = [(0u64, "0"), (83, "0.0332"), (167, "0.0668"), (250, "0.1")]
+        .iter()
+        .map(|(s, t)| (t.to_string(), format!("particles-{s:08}.vtu")))
+        .collect();
+    assert_eq!(sets, want);
+    for (flag, bad, why) in [
+        ("--export-fps", "0", "--export-fps 0 is out of range: allowed (0, 10000]"),
+        ("--export-fps", "5000", "allowed below one frame a step, 1/dt = 2500"),
+    ] {
+        let o = run(&["--steps", "10", flag, bad, "--overwrite"], &scene, &out);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains(why), "{err}");
+    }
+    let adaptive = dir.join("adaptive.ron");
+    let text = std::fs::read_to_string(&scene)
+        .unwrap()
+        .replace("dt: 0.0004,", "dt: 0.0004, time_step: Adaptive(min: 0.00001, max: 0.001, cfl: 0.4),");
+    assert!(text.contains("Adaptive"), "the scene's dt line moved");
+    std::fs::write(&adaptive, text).unwrap();
+    let o = run(&["--steps", "10", "--export-fps", "30", "--overwrite"], &adaptive, &out);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("need a fixed dt"), "{err}");
+}
+
 #[test]
 fn rillet_run_exports_a_series_paraview_opens_as_one() {
     let dir = folder("run");
