@@ -54,6 +54,25 @@ pub struct Frame {
     pub object: Vec<u32>,
 }
 
+/// The two series of an export: the fluid's frames `particles-SSSSSSSS` (collection
+/// `particles.pvd`) and, with the boundary, the walls' and solids' `boundary-SSSSSSSS`
+/// (`boundary.pvd`), so a tool that meshes or renders the water reads a file of water alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Series {
+    Particles,
+    Boundary,
+}
+
+impl Series {
+    /// The frames' file prefix and the collection's stem.
+    pub fn name(self) -> &'static str {
+        match self {
+            Series::Particles => "particles",
+            Series::Boundary => "boundary",
+        }
+    }
+}
+
 impl Frame {
     /// The frame of a readback (any slot order): fluid particles, and the boundary ones with
     /// `boundary`, by id (free slots left out). `rest_density` and `stiffness` give the pressure,
@@ -97,9 +116,29 @@ impl Frame {
         self.id.is_empty()
     }
 
-    /// The file stem of this frame: `particles-SSSSSSSS` (the step, zero-padded).
-    pub(crate) fn stem(&self) -> String {
-        format!("particles-{:08}", self.step)
+    /// The file stem of this frame in `series`: `particles-SSSSSSSS` (the step, zero-padded).
+    pub(crate) fn stem(&self, series: Series) -> String {
+        format!("{}-{:08}", series.name(), self.step)
+    }
+
+    /// The fluid particles and the boundary ones of this frame, as two frames (the second
+    /// empty when the frame holds no boundary).
+    pub fn split_boundary(self) -> (Frame, Frame) {
+        let pick = |wall: bool| {
+            let keep: Vec<usize> = (0..self.len()).filter(|&i| (self.kind[i] == 1) == wall).collect();
+            Frame {
+                step: self.step,
+                time: self.time,
+                position: keep.iter().map(|&i| self.position[i]).collect(),
+                velocity: keep.iter().map(|&i| self.velocity[i]).collect(),
+                density: keep.iter().map(|&i| self.density[i]).collect(),
+                pressure: keep.iter().map(|&i| self.pressure[i]).collect(),
+                id: keep.iter().map(|&i| self.id[i]).collect(),
+                kind: keep.iter().map(|&i| self.kind[i]).collect(),
+                object: keep.iter().map(|&i| self.object[i]).collect(),
+            }
+        };
+        (pick(false), pick(true))
     }
 }
 
@@ -251,13 +290,16 @@ pub(crate) struct Exporter {
 
 impl Exporter {
     /// Starts writing into `dir` in `formats`, with `objects.csv` listing `objects` (the map of
-    /// the frames made on the writer thread). `series`: the `.pvd` entries already there (a
-    /// resumed run continues its collection).
+    /// the frames made on the writer thread). `series`: the `.pvd` entries already there of the
+    /// fluid's and the boundary's collections (a resumed run continues them). A frame's boundary
+    /// particles go to the boundary series: at every frame with `boundary_moves`, else in the
+    /// first frame only (walls that do not move are the same in every frame).
     pub(crate) fn start(
         dir: &Path,
         formats: &[Format],
-        series: Vec<(f64, String)>,
+        series: [Vec<(f64, String)>; 2],
         objects: std::sync::Arc<ObjectMap>,
+        boundary_moves: bool,
     ) -> anyhow::Result<Self> {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         write_whole(&dir.join(OBJECTS_FILE), objects.csv().as_bytes())?;
@@ -265,7 +307,7 @@ impl Exporter {
         let (dir, formats) = (dir.to_path_buf(), formats.to_vec());
         let writer = std::thread::Builder::new()
             .name("rillet-export".into())
-            .spawn(move || write_frames(&dir, &formats, series, &objects, rx))
+            .spawn(move || write_frames(&dir, &formats, series, &objects, boundary_moves, rx))
             .context("cannot start the export thread")?;
         Ok(Self { tx: Some(tx), writer: Some(writer), waited: Duration::ZERO })
     }
@@ -318,34 +360,53 @@ impl Drop for Exporter {
 fn write_frames(
     dir: &Path,
     formats: &[Format],
-    mut series: Vec<(f64, String)>,
+    mut series: [Vec<(f64, String)>; 2],
     objects: &ObjectMap,
+    boundary_moves: bool,
     rx: Receiver<Job>,
 ) -> anyhow::Result<ExportStats> {
     let mut stats = ExportStats::default();
+    let mut boundary_written = false;
     for job in rx {
-        let frame = job.frame(objects)?;
+        let (fluid, boundary) = job.frame(objects)?.split_boundary();
         let t = Instant::now();
-        let stem = frame.stem();
-        for format in formats {
-            let (name, bytes) = match format {
-                Format::Vtk => (format!("{stem}.vtu"), vtu(&frame)),
-                Format::Ply => (format!("{stem}.ply"), ply(&frame)),
-            };
-            write_whole(&dir.join(&name), &bytes)?;
-            stats.bytes += bytes.len() as u64;
-            if *format == Format::Vtk {
-                series.retain(|(_, f)| *f != name);
-                series.push((frame.time, name));
-                let collection = pvd(&series);
-                write_whole(&dir.join("particles.pvd"), &collection)?;
-                stats.bytes += collection.len() as u64;
-            }
+        write_frame(dir, formats, &fluid, Series::Particles, &mut series[0], &mut stats)?;
+        if !boundary.is_empty() && (boundary_moves || !boundary_written) {
+            write_frame(dir, formats, &boundary, Series::Boundary, &mut series[1], &mut stats)?;
+            boundary_written = true;
         }
         stats.frames += 1;
         stats.write_seconds += t.elapsed().as_secs_f64();
     }
     Ok(stats)
+}
+
+/// Writes `frame` in every format as a frame of `which`, and its collection with it.
+fn write_frame(
+    dir: &Path,
+    formats: &[Format],
+    frame: &Frame,
+    which: Series,
+    series: &mut Vec<(f64, String)>,
+    stats: &mut ExportStats,
+) -> anyhow::Result<()> {
+    let stem = frame.stem(which);
+    for format in formats {
+        let (name, bytes) = match format {
+            Format::Vtk => (format!("{stem}.vtu"), vtu(frame)),
+            Format::Ply => (format!("{stem}.ply"), ply(frame)),
+        };
+        write_whole(&dir.join(&name), &bytes)?;
+        stats.bytes += bytes.len() as u64;
+        if *format == Format::Vtk {
+            series.retain(|(_, f)| *f != name);
+            series.push((frame.time, name));
+            let collection = pvd(series);
+            write_whole(&dir.join(format!("{}.pvd", which.name())), &collection)?;
+            stats.bytes += collection.len() as u64;
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -389,7 +450,10 @@ mod tests {
         let all = Frame::new(&particles(), 10, 0.004, 1000.0, 50_000.0, true, &objects());
         assert_eq!((all.id.clone(), all.kind.clone()), (vec![0, 1, 2], vec![0, 0, 1]));
         assert_eq!(all.object, [0, 1, 2]);
-        assert_eq!(all.stem(), "particles-00000010");
+        assert_eq!(all.stem(Series::Particles), "particles-00000010");
+        let (fluid, walls) = all.split_boundary();
+        assert_eq!(walls.stem(Series::Boundary), "boundary-00000010");
+        assert_eq!((fluid.id, walls.id, walls.kind, walls.object), (vec![0, 1], vec![2], vec![1], vec![2]));
     }
 
     #[test]

@@ -129,7 +129,7 @@ impl Recorder {
             let diag = readback::diagnostics_from(&bytes[tag.copy.diagnostics_at() as usize..]);
             let time = sim.time_at(tag.step, &diag);
             if self.exporter.is_none() {
-                match Exporter::start(&self.dir, &self.formats, vec![], sim.objects().clone()) {
+                match Exporter::start(&self.dir, &self.formats, [vec![], vec![]], sim.objects().clone(), sim.has_moving_solids()) {
                     Ok(e) => self.exporter = Some(e),
                     Err(e) => {
                         self.fail(format!("{e:#}"));

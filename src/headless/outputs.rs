@@ -237,11 +237,12 @@ impl Outputs {
         };
         let exporter = match export {
             Some(e) => {
-                let series = match resumed {
-                    Some(from) => super::resume::read_series(&dir.join(EXPORT_FOLDER).join("particles.pvd"), from)?,
-                    None => vec![],
+                let read = |s: crate::export::Series| match resumed {
+                    Some(from) => super::resume::read_series(&dir.join(EXPORT_FOLDER).join(format!("{}.pvd", s.name())), s, from),
+                    None => Ok(vec![]),
                 };
-                Some(Exporter::start(&dir.join(EXPORT_FOLDER), &e.formats, series, objects.clone())?)
+                let series = [read(crate::export::Series::Particles)?, read(crate::export::Series::Boundary)?];
+                Some(Exporter::start(&dir.join(EXPORT_FOLDER), &e.formats, series, objects.clone(), with_bodies)?)
             }
             None => None,
         };

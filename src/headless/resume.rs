@@ -135,14 +135,15 @@ fn check_scene_hash(
 /// name, `particles-SSSSSSSS.vtu`, its time from its `timestep`: an adaptive dt's times are no
 /// multiple of the step); none when there is no collection. A collection that is not XML is an
 /// error naming the file.
-pub(crate) fn read_series(pvd: &Path, to: u64) -> anyhow::Result<Vec<(f64, String)>> {
+pub(crate) fn read_series(pvd: &Path, which: crate::export::Series, to: u64) -> anyhow::Result<Vec<(f64, String)>> {
+    let prefix = format!("{}-", which.name());
     let Ok(text) = std::fs::read_to_string(pvd) else { return Ok(vec![]) };
     let doc = roxmltree::Document::parse(&text).with_context(|| format!("{}: not a ParaView collection", pvd.display()))?;
     let mut series = Vec::new();
     for node in doc.descendants().filter(|n| n.has_tag_name("DataSet")) {
         let (Some(file), Some(time)) = (node.attribute("file"), node.attribute("timestep")) else { continue };
         let time: f64 = time.parse().with_context(|| format!("{}: DataSet {file}: timestep `{time}` is not a number", pvd.display()))?;
-        let Some(step) = file.strip_prefix("particles-").and_then(|f| f.strip_suffix(".vtu")).and_then(|s| s.parse::<u64>().ok()) else {
+        let Some(step) = file.strip_prefix(prefix.as_str()).and_then(|f| f.strip_suffix(".vtu")).and_then(|s| s.parse::<u64>().ok()) else {
             continue;
         };
         if step <= to {
@@ -235,11 +236,11 @@ mod tests {
             (0.031, "particles-00000100.vtu".to_string()),
         ];
         std::fs::write(&pvd, crate::export::pvd(&frames)).unwrap();
-        assert_eq!(read_series(&pvd, 50).unwrap(), frames[..2]);
-        assert_eq!(read_series(&dir.join("none.pvd"), 50).unwrap(), vec![]);
+        assert_eq!(read_series(&pvd, crate::export::Series::Particles, 50).unwrap(), frames[..2]);
+        assert_eq!(read_series(&dir.join("none.pvd"), crate::export::Series::Particles, 50).unwrap(), vec![]);
         // a damaged collection is an error naming it
         std::fs::write(&pvd, "<VTKFile><Collection><DataSet timestep=\"0\" file=\"particles-00000000.vtu\"/>").unwrap();
-        assert!(read_series(&pvd, 50).unwrap_err().to_string().contains("particles.pvd"));
+        assert!(read_series(&pvd, crate::export::Series::Particles, 50).unwrap_err().to_string().contains("particles.pvd"));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -54,7 +54,7 @@ pub struct RunArgs {
     pub checkpoint_every: u64,
     /// Continue the run in this folder from its checkpoint.bin, with its scene (the file it was
     /// run with) and settings, up to --steps (appending to probes.csv and the export series).
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["scene", "out", "every", "gauges", "velocities", "export", "export_every", "export_boundary", "checkpoint_every", "profile_fraction", "overwrite"])]
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["scene", "out", "every", "gauges", "velocities", "export", "export_every", "export_fps", "export_boundary", "checkpoint_every", "profile_fraction", "overwrite"])]
     pub resume: Option<PathBuf>,
     /// Clear the files of an earlier run in --out first (probes.csv, profile.csv, run.json,
     /// leaks.csv, checkpoint.bin, particles/); without it a folder holding a run is refused.

@@ -912,6 +912,11 @@ impl Sim {
         }
     }
 
+    /// Whether solids move (prescribed or floating).
+    pub fn has_moving_solids(&self) -> bool {
+        self.passes.move_solids.is_some()
+    }
+
     /// Bytes of the moving solids' states ([`Sim::record_bodies_copy`]; 0 without them).
     pub(crate) fn bodies_bytes(&self) -> u64 {
         if self.passes.move_solids.is_some() {

@@ -110,6 +110,51 @@ fn exported_frames_read_back_equal_to_the_gpu_buffers() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `--export-boundary` writes the walls as a series of their own: the fluid's frames hold water
+/// alone (what a mesher or a renderer reads), the tank's particles are in `boundary-*.vtu` —
+/// once, since nothing moves — with `boundary.pvd`; vtkio reads both.
+#[test]
+fn the_boundary_is_a_series_of_its_own() {
+    let dir = folder("boundary");
+    let out = dir.join("out");
+    let scene = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenes/small_drop.ron");
+    let o = Command::new(env!("CARGO_BIN_EXE_rillet"))
+        .arg("run")
+        .arg(&scene)
+        .args(["--steps", "20", "--every", "20", "--export", "vtk", "--export-every", "10", "--export-boundary", "--quiet", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let frames = out.join("particles");
+    let mut names: Vec<String> =
+        std::fs::read_dir(&frames).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "boundary-00000000.vtu",
+            "boundary.pvd",
+            "objects.csv",
+            "particles-00000000.vtu",
+            "particles-00000010.vtu",
+            "particles-00000020.vtu",
+            "particles.pvd"
+        ]
+    );
+    let (points, arrays) = read_vtu(&frames.join("particles-00000020.vtu"));
+    assert_eq!(points.len(), 3 * 664, "the small drop's fluid alone");
+    assert!(array(&arrays, "kind").cast_into::<u8>().unwrap().iter().all(|&k| k == 0));
+    let (walls, arrays) = read_vtu(&frames.join("boundary-00000000.vtu"));
+    let kinds = array(&arrays, "kind").cast_into::<u8>().unwrap();
+    assert!(walls.len() > 3 * 1000 && kinds.iter().all(|&k| k == 1), "{} wall particles", walls.len() / 3);
+    let pvd = std::fs::read_to_string(frames.join("boundary.pvd")).unwrap();
+    let doc = roxmltree::Document::parse(&pvd).expect("the collection is XML");
+    let files: Vec<&str> = doc.descendants().filter(|n| n.has_tag_name("DataSet")).map(|n| n.attribute("file").unwrap()).collect();
+    assert_eq!(files, ["boundary-00000000.vtu"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `--export-fps 30` at dt 0.4 ms: frame k at the step nearest k/30 s (0, 83, 167, 250), the
 /// collection's times those steps' in decimals (roxmltree reads them); out-of-range values and an
 /// adaptive scene are refused with the flag named, exit 2.
@@ -286,7 +331,7 @@ fn exported_transforms_carry_a_moving_solid_from_frame_to_frame() {
         .collect();
     assert_eq!(rows.iter().map(|r| (r.0, r.1)).collect::<Vec<_>>(), (0..=61).flat_map(|s| [(s, 0), (s, 1)]).collect::<Vec<_>>());
     let at = |step: u64, solid: usize| rows.iter().find(|r| r.0 == step && r.1 == solid).map(|r| (r.2, r.3)).unwrap();
-    let frame = |step: u64| read_ply(&frames.join(format!("particles-{step:08}.ply")));
+    let frame = |step: u64| read_ply(&frames.join(format!("boundary-{step:08}.ply")));
     // frame 0 is the setup's (the solids at their pose at t = 0), frame 1 the same
     let first = frame(0);
     for (step, shown) in [(0, 1), (30, 31), (60, 61)] {
