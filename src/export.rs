@@ -239,6 +239,20 @@ pub(crate) fn time_text(t: f64) -> String {
     if s.is_empty() || s == "-" { "0".to_string() } else { s.to_string() }
 }
 
+/// `particles/transforms.csv`: each moving solid's rigid transform at every exported frame, for
+/// animating its mesh in ParaView or Blender: a point `x0` of the solid as the scene places it is
+/// at `R(q) x0 + t` (q = (qx, qy, qz, qw) a unit quaternion; in Blender, the mesh at the scene's
+/// pose with its origin at the world's gets rotation_quaternion (qw, qx, qy, qz) and location t).
+pub const TRANSFORMS_FILE: &str = "transforms.csv";
+pub(crate) const TRANSFORMS_HEADER: &str = "step,time_s,solid,qx,qy,qz,qw,tx_m,ty_m,tz_m";
+
+/// A `transforms.csv` row of solid `solid` at `pose`.
+pub(crate) fn transform_row(step: u64, time: f64, solid: usize, pose: &crate::sim::motion::Pose) -> String {
+    let q = pose.rotation.normalize();
+    let t = pose.apply(glam::DVec3::ZERO);
+    format!("{step},{time:.9},{solid},{:.9},{:.9},{:.9},{:.9},{:.9},{:.9},{:.9}", q.x, q.y, q.z, q.w, t.x, t.y, t.z)
+}
+
 pub use crate::files::write_whole;
 
 /// What an export wrote.
@@ -266,16 +280,21 @@ pub(crate) enum Job {
         rest_density: f32,
         stiffness: f32,
         boundary: bool,
+        /// Each moving solid's transform at the frame (solid index, pose): a line each of
+        /// `transforms.csv` (the app's recordings; `rillet run` writes its own file).
+        poses: Vec<(usize, crate::sim::motion::Pose)>,
     },
 }
 
 impl Job {
-    fn frame(self, objects: &ObjectMap) -> anyhow::Result<Frame> {
+    /// The frame, and the transforms' lines to write with it.
+    fn frame(self, objects: &ObjectMap) -> anyhow::Result<(Frame, Vec<String>)> {
         match self {
-            Job::Frame(f) => Ok(f),
-            Job::Raw { bytes, copy, step, time, rest_density, stiffness, boundary } => {
+            Job::Frame(f) => Ok((f, vec![])),
+            Job::Raw { bytes, copy, step, time, rest_density, stiffness, boundary, poses } => {
                 let (p, _) = copy.decode(&bytes)?;
-                Ok(Frame::new(&p, step, time, rest_density, stiffness, boundary, objects))
+                let lines = poses.iter().map(|(solid, pose)| transform_row(step, time, *solid, pose)).collect();
+                Ok((Frame::new(&p, step, time, rest_density, stiffness, boundary, objects), lines))
             }
         }
     }
@@ -367,8 +386,19 @@ fn write_frames(
 ) -> anyhow::Result<ExportStats> {
     let mut stats = ExportStats::default();
     let mut boundary_written = false;
+    let mut transforms: Option<String> = None;
     for job in rx {
-        let (fluid, boundary) = job.frame(objects)?.split_boundary();
+        let (frame, lines) = job.frame(objects)?;
+        if !lines.is_empty() {
+            // the whole file anew each time (a recording's frames are few): never half a line
+            let text = transforms.get_or_insert_with(|| format!("{TRANSFORMS_HEADER}\n"));
+            for l in lines {
+                text.push_str(&l);
+                text.push('\n');
+            }
+            write_whole(&dir.join(TRANSFORMS_FILE), text.as_bytes())?;
+        }
+        let (fluid, boundary) = frame.split_boundary();
         let t = Instant::now();
         write_frame(dir, formats, &fluid, Series::Particles, &mut series[0], &mut stats)?;
         if !boundary.is_empty() && (boundary_moves || !boundary_written) {

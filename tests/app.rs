@@ -805,11 +805,54 @@ fn the_app_records_particle_frames() {
     }
     let pvd = std::fs::read_to_string(dir.join("particles.pvd")).unwrap();
     assert_eq!(pvd.matches("<DataSet").count(), 5, "{pvd}");
-    // a fixed dt: the simulation's clock is step × dt
-    let t20 = format!("timestep=\"{}\" part=\"0\" file=\"particles-00000020.vtu\"", 20.0 * (4e-4f32 as f64));
+    // a fixed dt: the simulation's clock is step × dt, in the dt's decimals
+    let t20 = "timestep=\"0.008\" part=\"0\" file=\"particles-00000020.vtu\"".to_string();
     assert!(pvd.contains(&t20), "{t20} in {pvd}");
     let ply = std::fs::read(dir.join("particles-00000040.ply")).unwrap();
     assert!(String::from_utf8_lossy(&ply[..300]).contains("element vertex 664"), "the small drop's fluid");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A recording of a scene with moving solids writes each one's transform at every recorded frame
+/// to `transforms.csv`, the same lines `rillet run --export` writes for the same steps.
+#[test]
+fn the_app_records_the_moving_solids_transforms() {
+    let dir = std::env::temp_dir().join(format!("rillet-record-transforms-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let scene = dir.join("paddle.ron");
+    std::fs::write(
+        &scene,
+        "(domain: (min: (0, 0, 0), max: (0.4, 0.3, 0.12)),
+          fluid: [(min: (0.12, 0, 0), max: (0.4, 0.16, 0.12))],
+          solids: [Box(center: (0.06, 0.15, 0.06), size: (0.04, 0.3, 0.12), motion: (translation: Sine(amplitude: (0.03, 0, 0), period: 0.2),
+                   rotation: Sine(axis: (0, 0, 1), amplitude: 5, period: 0.2)))],
+          physics: (spacing: 0.02))",
+    )
+    .unwrap();
+    let app_dir = dir.join("app");
+    let mut args: Vec<std::ffi::OsString> = vec![scene.clone().into_os_string()];
+    args.extend(
+        ["--frames", "6", "--substeps", "4", "--size", "320x240", "--no-vsync", "--record", "--export-every", "10"].map(Into::into),
+    );
+    args.extend(["--export".into(), "ply".into(), "--export-dir".into(), app_dir.clone().into_os_string()]);
+    let mut app = AppProcess::start(args);
+    assert_eq!(app.wait_exit(STALL), Some(0), "{}", app.text());
+    let recorded = std::fs::read_to_string(app_dir.join("transforms.csv")).unwrap_or_else(|e| panic!("{e}; the app said:\n{}", app.text()));
+    let run_dir = dir.join("run");
+    let o = Command::new(BIN)
+        .arg("run")
+        .arg(&scene)
+        .args(["--steps", "20", "--every", "20", "--export", "ply", "--export-every", "10", "--quiet", "--out"])
+        .arg(&run_dir)
+        .env_remove("XDG_RUNTIME_DIR")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let run = std::fs::read_to_string(run_dir.join("particles/transforms.csv")).unwrap();
+    let steps: Vec<&str> = recorded.lines().skip(1).map(|l| l.split(',').next().unwrap()).collect();
+    assert_eq!(steps, ["0", "10", "20"], "{recorded}");
+    assert_eq!(recorded, run, "the app's transforms against rillet run's");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

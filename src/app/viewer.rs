@@ -157,6 +157,7 @@ impl Viewer {
         let name = file.name.clone();
         let scene = LoadedScene::build(file, gpu).with_context(|| format!("{name}: the scene does not fit this device"))?;
         let session = Session::new(gpu, scene, args.substeps)?;
+        let motions = session.scene.scene.moving_motions();
         let size = host.window.inner_size();
         let mut view = SceneView::new(gpu, surface.scene_format, session.driver.sim().params(), [size.width, size.height]);
         view.settings.view = args.view;
@@ -181,6 +182,7 @@ impl Viewer {
             screenshot_note: None,
             recorder: {
                 let mut r = Recorder::new(args.export_dir.clone(), args.export.clone(), args.export_every, args.export_boundary);
+                r.set_motions(motions);
                 if args.record {
                     r.toggle(0);
                 }
@@ -249,6 +251,7 @@ impl Viewer {
         let sim = self.session.driver.sim();
         self.automation.restarted(sim.n_particles(), sim.n_fluid());
         self.recorder.restarted();
+        self.recorder.set_motions(self.session.scene.scene.moving_motions());
     }
 
     /// Applies the panel's actions of this frame, before the frame `next` is recorded.

@@ -55,19 +55,8 @@ pub(crate) fn leaked(p: &Particles, solids: &crate::scene::bodies::SolidMask, ti
 pub const BODIES_FILE: &str = "bodies.csv";
 const BODIES_HEADER: &str = "step,time_s,solid,x_m,y_m,z_m,qx,qy,qz,qw,vx_m_s,vy_m_s,vz_m_s,wx_rad_s,wy_rad_s,wz_rad_s,fx_n,fy_n,fz_n,tx_n_m,ty_n_m,tz_n_m,contacts";
 
-/// `particles/transforms.csv`: each moving solid's rigid transform at every exported frame, for
-/// animating its mesh in ParaView or Blender: a point `x0` of the solid as the scene places it is
-/// at `R(q) x0 + t` (q = (qx, qy, qz, qw) a unit quaternion; in Blender, the mesh at the scene's
-/// pose with its origin at the world's gets rotation_quaternion (qw, qx, qy, qz) and location t).
-pub const TRANSFORMS_FILE: &str = "transforms.csv";
-const TRANSFORMS_HEADER: &str = "step,time_s,solid,qx,qy,qz,qw,tx_m,ty_m,tz_m";
-
-/// A `transforms.csv` row of solid `solid` at `pose`.
-pub(crate) fn transform_row(step: u64, time: f64, solid: usize, pose: &crate::sim::motion::Pose) -> String {
-    let q = pose.rotation.normalize();
-    let t = pose.apply(glam::DVec3::ZERO);
-    format!("{step},{time:.9},{solid},{:.9},{:.9},{:.9},{:.9},{:.9},{:.9},{:.9}", q.x, q.y, q.z, q.w, t.x, t.y, t.z)
-}
+pub use crate::export::TRANSFORMS_FILE;
+use crate::export::{TRANSFORMS_HEADER, transform_row};
 
 /// A `bodies.csv` row of body state `b` of solid `solid`.
 pub(crate) fn body_row(step: u64, time: f64, solid: usize, b: &crate::sim::motion::BodyState) -> String {
