@@ -42,8 +42,9 @@ use viewer::Viewer;
 
 /// Opens the window and runs until it is closed (or `--frames` are done).
 pub fn run(args: AppArgs) -> anyhow::Result<()> {
-    // the scene first: a bad file is reported (exit code 2) before any window opens
+    // the scene and the options first: a bad one is reported (exit code 2) before any window opens
     let scene = SceneFile::load(args.scene.as_deref())?;
+    crate::export::check_formats(&args.export)?;
     crate::signals::loaded();
     log::info!("rillet {} (pid {})", env!("CARGO_PKG_VERSION"), std::process::id());
     let spec = WindowSpec { title: viewer::title(&scene.title()), size: args.size, vsync: !args.no_vsync };

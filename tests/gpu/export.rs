@@ -60,6 +60,19 @@ fn exported_frames_read_back_equal_to_the_gpu_buffers() {
 
     let (points, arrays) = read_vtu(&vtu);
     assert_eq!(points.len(), 3 * n);
+    // the zlib-compressed frame reads back to the same values, in fewer bytes
+    let zlib = dir.join("z.vtu");
+    export::write_whole(&zlib, &export::vtu_zlib(&frame)).unwrap();
+    let (zpoints, zarrays) = read_vtu(&zlib);
+    assert_eq!(zpoints, points);
+    assert_eq!(zarrays, arrays, "every array as the uncompressed frame's");
+    let (plain, packed) = (std::fs::metadata(&vtu).unwrap().len(), std::fs::metadata(&zlib).unwrap().len());
+    eprintln!(
+        "vtu {plain} bytes, zlib {packed} bytes ({:.1} and {:.1} bytes a particle)",
+        plain as f64 / n as f64,
+        packed as f64 / n as f64
+    );
+    assert!(packed * 2 < plain, "zlib {packed} bytes against {plain}");
     let velocity = array(&arrays, "velocity").cast_into::<f32>().unwrap();
     let density = array(&arrays, "density").cast_into::<f32>().unwrap();
     let ids = array(&arrays, "id").cast_into::<u32>().unwrap();
