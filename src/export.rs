@@ -37,6 +37,35 @@ pub enum Format {
     Ply,
 }
 
+/// Which axis is up in the exported files: Rillet's own y (the scene's coordinates), or z, for
+/// tools whose world is z-up (Blender, Houdini's default import): x' = x, y' = −z, z' = y, a
+/// turn of 90° about x, applied to positions, velocities and the solids' transforms alike.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Up {
+    #[default]
+    Y,
+    Z,
+}
+
+impl Up {
+    /// A vector of the scene in the files' axes.
+    pub fn apply(self, v: [f32; 3]) -> [f32; 3] {
+        match self {
+            Up::Y => v,
+            Up::Z => [v[0], -v[2], v[1]],
+        }
+    }
+
+    /// The turn from the scene's axes to the files'.
+    pub fn rotation(self) -> glam::DQuat {
+        match self {
+            Up::Y => glam::DQuat::IDENTITY,
+            Up::Z => glam::DQuat::from_rotation_x(std::f64::consts::FRAC_PI_2),
+        }
+    }
+}
+
 /// `vtk` and `vtk-zlib` write the same files: one of them.
 pub fn check_formats(formats: &[Format]) -> anyhow::Result<()> {
     anyhow::ensure!(
@@ -133,6 +162,15 @@ impl Frame {
     /// The file stem of this frame in `series`: `particles-SSSSSSSS` (the step, zero-padded).
     pub(crate) fn stem(&self, series: Series) -> String {
         format!("{}-{:08}", series.name(), self.step)
+    }
+
+    /// The frame in the axes `up` says ([`Up`]).
+    pub fn turned(mut self, up: Up) -> Frame {
+        if up != Up::Y {
+            self.position.iter_mut().for_each(|x| *x = up.apply(*x));
+            self.velocity.iter_mut().for_each(|v| *v = up.apply(*v));
+        }
+        self
     }
 
     /// The fluid particles and the boundary ones of this frame, as two frames (the second
@@ -297,10 +335,12 @@ pub(crate) fn time_text(t: f64) -> String {
 pub const TRANSFORMS_FILE: &str = "transforms.csv";
 pub(crate) const TRANSFORMS_HEADER: &str = "step,time_s,solid,qx,qy,qz,qw,tx_m,ty_m,tz_m";
 
-/// A `transforms.csv` row of solid `solid` at `pose`.
-pub(crate) fn transform_row(step: u64, time: f64, solid: usize, pose: &crate::sim::motion::Pose) -> String {
-    let q = pose.rotation.normalize();
-    let t = pose.apply(glam::DVec3::ZERO);
+/// A `transforms.csv` row of solid `solid` at `pose`, in the axes `up` says: with A the turn
+/// of [`Up`], the files' point A·x0 is at (A R Aᵀ)·A·x0 + A·t.
+pub(crate) fn transform_row(step: u64, time: f64, solid: usize, pose: &crate::sim::motion::Pose, up: Up) -> String {
+    let a = up.rotation();
+    let q = (a * pose.rotation.normalize() * a.inverse()).normalize();
+    let t = a * pose.apply(glam::DVec3::ZERO);
     format!("{step},{time:.9},{solid},{:.9},{:.9},{:.9},{:.9},{:.9},{:.9},{:.9}", q.x, q.y, q.z, q.w, t.x, t.y, t.z)
 }
 
@@ -344,7 +384,7 @@ impl Job {
             Job::Frame(f) => Ok((f, vec![])),
             Job::Raw { bytes, copy, step, time, rest_density, stiffness, boundary, poses } => {
                 let (p, _) = copy.decode(&bytes)?;
-                let lines = poses.iter().map(|(solid, pose)| transform_row(step, time, *solid, pose)).collect();
+                let lines = poses.iter().map(|(solid, pose)| transform_row(step, time, *solid, pose, Up::Y)).collect();
                 Ok((Frame::new(&p, step, time, rest_density, stiffness, boundary, objects), lines))
             }
         }

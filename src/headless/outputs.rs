@@ -178,6 +178,8 @@ pub(crate) struct Outputs {
     sensors: Option<CsvFile>,
     exporter: Option<Exporter>,
     export_boundary: bool,
+    /// The exported files' up axis.
+    export_up: crate::export::Up,
     /// Which object each particle id belongs to (the frames' `object`).
     objects: std::sync::Arc<crate::sim::objects::ObjectMap>,
 }
@@ -206,6 +208,7 @@ impl Outputs {
                 sensors: None,
                 exporter: None,
                 export_boundary: false,
+                export_up: crate::export::Up::Y,
                 objects,
             };
             return Ok((none, vec![]));
@@ -240,6 +243,7 @@ impl Outputs {
             _ => None,
         };
         let export_boundary = export.is_some_and(|e| e.boundary);
+        let export_up = export.map_or(crate::export::Up::Y, |e| e.up);
         let outputs = Self {
             dir: Some(dir.to_path_buf()),
             probes: Some(probes),
@@ -249,6 +253,7 @@ impl Outputs {
             sensors,
             exporter,
             export_boundary,
+            export_up,
             objects,
         };
         Ok((outputs, rows))
@@ -287,7 +292,7 @@ impl Outputs {
     pub(crate) fn transforms(&mut self, step: u64, time: f64, poses: &[(usize, crate::sim::motion::Pose)]) -> anyhow::Result<()> {
         if let Some(w) = self.transforms.as_mut() {
             for (solid, pose) in poses {
-                w.line(&transform_row(step, time, *solid, pose))?;
+                w.line(&transform_row(step, time, *solid, pose, self.export_up))?;
             }
         }
         Ok(())
@@ -317,7 +322,8 @@ impl Outputs {
     /// as the writer's own when it has one.
     pub(crate) fn export(&mut self, p: &Particles, step: u64, time: f64, params: &crate::sim::params::SimParams) -> anyhow::Result<()> {
         let Some(e) = self.exporter.as_mut() else { return Ok(()) };
-        let frame = Frame::new(p, step, time, params.rest_density, params.stiffness, self.export_boundary, &self.objects);
+        let frame =
+            Frame::new(p, step, time, params.rest_density, params.stiffness, self.export_boundary, &self.objects).turned(self.export_up);
         if let Err(sent) = e.send(frame) {
             return Err(match self.exporter.take().map(|e| e.finish()) {
                 Some(Err(e)) => e,

@@ -595,7 +595,7 @@ mod tests {
         let mut s = RunSettings::new(100);
         s.every = 30;
         s.checkpoint_every = 25;
-        s.export = Some(super::super::ExportSettings { formats: vec![], every: 40, boundary: false, fps: None });
+        s.export = Some(super::super::ExportSettings { formats: vec![], every: 40, boundary: false, fps: None, up: crate::export::Up::Y });
         let sched = Schedule::new(&s, 0.001);
         let mut stops = vec![0];
         while *stops.last().unwrap() < 100 {

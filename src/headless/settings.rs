@@ -46,6 +46,9 @@ pub struct RunArgs {
     /// when 1/F is a whole number of steps), its time the step's. Needs a fixed dt.
     #[arg(long, value_name = "F", conflicts_with = "export_every", requires = "export")]
     pub export_fps: Option<f64>,
+    /// The exported files' up axis: y (the scene's own) or z (Blender, Houdini): x, −z, y.
+    #[arg(long, value_enum, default_value = "y", requires = "export")]
+    pub export_up: crate::export::Up,
     /// Export the boundary (wall) particles too (kind = 1).
     #[arg(long)]
     pub export_boundary: bool,
@@ -54,7 +57,7 @@ pub struct RunArgs {
     pub checkpoint_every: u64,
     /// Continue the run in this folder from its checkpoint.bin, with its scene (the file it was
     /// run with) and settings, up to --steps (appending to probes.csv and the export series).
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["scene", "out", "every", "gauges", "velocities", "export", "export_every", "export_fps", "export_boundary", "checkpoint_every", "profile_fraction", "overwrite"])]
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["scene", "out", "every", "gauges", "velocities", "export", "export_every", "export_fps", "export_up", "export_boundary", "checkpoint_every", "profile_fraction", "overwrite"])]
     pub resume: Option<PathBuf>,
     /// Clear the files of an earlier run in --out first (probes.csv, profile.csv, run.json,
     /// leaks.csv, checkpoint.bin, particles/); without it a folder holding a run is refused.
@@ -124,6 +127,9 @@ pub struct ExportSettings {
     /// Frames per simulated second instead of `every` (`--export-fps`; a fixed dt).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fps: Option<f64>,
+    /// The files' up axis (`--export-up`).
+    #[serde(default)]
+    pub up: crate::export::Up,
 }
 
 /// The steps of the frames `fps` frames per simulated second make with a fixed `dt`: frame k at
@@ -228,6 +234,7 @@ impl RunSettings {
                 every: if args.export_every == 0 { every } else { args.export_every },
                 boundary: args.export_boundary,
                 fps: args.export_fps,
+                up: args.export_up,
             }),
             progress: !args.quiet,
         }

@@ -371,3 +371,88 @@ fn exported_transforms_carry_a_moving_solid_from_frame_to_frame() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--export-up z`: the same frames and transforms turned 90° about x (x, −z, y), for z-up
+/// tools: the first frame's particles (the setup's, the same in both runs) and every transform
+/// row of the moving solids, against the y-up export of the same scene; and a solid's boundary
+/// particles of a later z-up frame are where its z-up transform carries the first frame's.
+#[test]
+fn the_export_turns_to_z_up_on_request() {
+    let dir = folder("z-up");
+    let scene = dir.join("tank.ron");
+    std::fs::write(&scene, crate::moving::TANK).unwrap();
+    let run = |up: &str| {
+        let out = dir.join(up);
+        let o = Command::new(env!("CARGO_BIN_EXE_rillet"))
+            .arg("run")
+            .arg(&scene)
+            .args([
+                "--steps",
+                "10",
+                "--every",
+                "10",
+                "--export",
+                "ply",
+                "--export-every",
+                "5",
+                "--export-boundary",
+                "--export-up",
+                up,
+                "--quiet",
+                "--out",
+            ])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+        out.join("particles")
+    };
+    let (y, z) = (run("y"), run("z"));
+    let turn = |x: [f32; 3]| [x[0], -x[2], x[1]];
+    for file in ["particles-00000000.ply", "boundary-00000000.ply"] {
+        let (a, b) = (read_ply(&y.join(file)), read_ply(&z.join(file)));
+        assert_eq!(a.len(), b.len());
+        for (p, q) in a.iter().zip(&b) {
+            assert_eq!((turn(p.0), p.1, p.2), *q, "{file}");
+        }
+    }
+    let rows = |d: &Path| -> Vec<Vec<f64>> {
+        std::fs::read_to_string(d.join("transforms.csv"))
+            .unwrap()
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').map(|x| x.parse().unwrap()).collect())
+            .collect()
+    };
+    let (ry, rz) = (rows(&y), rows(&z));
+    assert_eq!(ry.len(), rz.len());
+    let a = glam::DQuat::from_rotation_x(std::f64::consts::FRAC_PI_2);
+    for (p, q) in ry.iter().zip(&rz) {
+        assert_eq!(p[..3], q[..3], "the same step, time, solid");
+        // (written to 9 decimals: normalized again)
+        let (qy, qz) =
+            (glam::DQuat::from_xyzw(p[3], p[4], p[5], p[6]).normalize(), glam::DQuat::from_xyzw(q[3], q[4], q[5], q[6]).normalize());
+        assert!((a * qy * a.inverse()).dot(qz).abs() > 1.0 - 1e-9, "rotation of {p:?} against {q:?}");
+        let (ty, tz) = (glam::DVec3::new(p[7], p[8], p[9]), glam::DVec3::new(q[7], q[8], q[9]));
+        assert!((a * ty - tz).length() < 1e-8, "translation {ty} against {tz}");
+    }
+    // the z-up transform of step 4 moves the z-up first frame's paddle onto frame 5's
+    let objects = std::fs::read_to_string(z.join("objects.csv")).unwrap();
+    let paddle: u32 =
+        objects.lines().find(|l| l.split(',').nth(2) == Some("solids[0]")).unwrap().split(',').next().unwrap().parse().unwrap();
+    let (first, later) = (read_ply(&z.join("boundary-00000000.ply")), read_ply(&z.join("boundary-00000005.ply")));
+    let at = |step: f64, r: &[Vec<f64>]| r.iter().find(|x| x[0] == step && x[2] == 0.0).cloned().unwrap();
+    let (r0, r4) = (at(0.0, &rz), at(5.0, &rz));
+    let pose = |r: &[f64]| (glam::DQuat::from_xyzw(r[3], r[4], r[5], r[6]).normalize(), glam::DVec3::new(r[7], r[8], r[9]));
+    let ((q0, t0), (q1, t1)) = (pose(&r0), pose(&r4));
+    // frame N + 1's boundary stands at the pose of step N; the transforms are written at the
+    // frames' steps, so frame 5 is checked against the pose of step 5 with one step's slack
+    let mut worst = 0.0f64;
+    for (p0, p1) in first.iter().zip(&later).filter(|(p, _)| p.2 == paddle) {
+        let x0 = glam::Vec3::from(p0.0).as_dvec3();
+        let predicted = q1 * (q0.inverse() * (x0 - t0)) + t1;
+        worst = worst.max((predicted - glam::Vec3::from(p1.0).as_dvec3()).length());
+    }
+    assert!(worst < 2e-3, "the paddle's particles are {worst} m from where the z-up transform puts them");
+    let _ = std::fs::remove_dir_all(&dir);
+}
