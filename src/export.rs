@@ -284,13 +284,14 @@ fn vtu_with(f: &Frame, zlib: bool) -> Vec<u8> {
 }
 
 /// The frame as binary little-endian PLY: one vertex element with x y z, vx vy vz, density,
-/// pressure (float), id (uint), kind (uchar) and object (uint).
+/// pressure (float), particle_id (uint), kind (uchar) and object (uint). The id is named
+/// `particle_id`, not `id`: Blender's PLY import (4.5) drops a property named `id`.
 pub fn ply(f: &Frame) -> Vec<u8> {
     let mut out = format!(
         "ply\nformat binary_little_endian 1.0\ncomment rillet step {} time {}\nelement vertex {}\n\
          property float x\nproperty float y\nproperty float z\n\
          property float vx\nproperty float vy\nproperty float vz\n\
-         property float density\nproperty float pressure\nproperty uint id\nproperty uchar kind\nproperty uint object\nend_header\n",
+         property float density\nproperty float pressure\nproperty uint particle_id\nproperty uchar kind\nproperty uint object\nend_header\n",
         f.step,
         f.time,
         f.len()

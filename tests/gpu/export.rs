@@ -116,7 +116,7 @@ fn exported_frames_read_back_equal_to_the_gpu_buffers() {
         let (x, v) = (by_id.pos_mass[i], by_id.vel_rho[i]);
         assert_eq!([f(e, "x"), f(e, "y"), f(e, "z")], [x[0], x[1], x[2]]);
         assert_eq!([f(e, "vx"), f(e, "vy"), f(e, "vz"), f(e, "density")], [v[0], v[1], v[2], v[3]]);
-        assert_eq!(e["id"], Property::UInt(i as u32));
+        assert_eq!(e["particle_id"], Property::UInt(i as u32));
         assert_eq!(e["kind"], Property::UChar((x[3] < 0.0) as u8));
         assert_eq!(e["object"], Property::UInt(expected_object(i)));
     }
@@ -296,7 +296,10 @@ fn read_ply(path: &Path) -> Vec<([f32; 3], u32, u32)> {
         Property::UInt(v) => v,
         ref other => panic!("{k}: {other:?}"),
     };
-    ply.payload["vertex"].iter().map(|e| ([float(e, "x"), float(e, "y"), float(e, "z")], uint(e, "id"), uint(e, "object"))).collect()
+    ply.payload["vertex"]
+        .iter()
+        .map(|e| ([float(e, "x"), float(e, "y"), float(e, "z")], uint(e, "particle_id"), uint(e, "object")))
+        .collect()
 }
 
 /// With moving solids, `particles/transforms.csv` gives each solid's rigid transform at every
