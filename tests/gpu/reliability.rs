@@ -423,7 +423,8 @@ fn the_checkpoint_file_is_what_its_documentation_says() {
     let header = u32_at(12) as usize;
     assert_eq!(header, 128);
     assert_eq!(u64_at(24), 30, "step");
-    assert_eq!(f64::from_le_bytes(b[32..40].try_into().unwrap()), 30.0 * (4e-4f32 as f64), "time: step × dt");
+    // the time is step × dt from the dt as the scene writes it, 0.0004, in f64
+    assert_eq!(f64::from_le_bytes(b[32..40].try_into().unwrap()), 30.0 * 0.0004, "time: step × dt");
     let (n, fluid) = (u32_at(40) as usize, u32_at(44));
     assert_eq!((n, fluid), (664 + 5824, 664));
     // wall clamps, non-finite, then outflow, emitted, starved (none in this scene)
