@@ -35,6 +35,24 @@ fn read_vtu(path: &Path) -> (Vec<f32>, Vec<(String, vtkio::model::IOBuffer)>) {
     (points, arrays)
 }
 
+/// `rillet run SCENE ARGS… --quiet --out OUT`, asserted to exit 0; its output.
+fn run_rillet(scene: &Path, out: &Path, args: &[&str]) -> std::process::Output {
+    let o =
+        Command::new(env!("CARGO_BIN_EXE_rillet")).arg("run").arg(scene).args(args).args(["--quiet", "--out"]).arg(out).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    o
+}
+
+/// (timestep, file) of each DataSet of a `.pvd`, read by roxmltree.
+fn datasets(pvd: &Path) -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(pvd).unwrap();
+    let doc = roxmltree::Document::parse(&text).expect("the collection is XML");
+    doc.descendants()
+        .filter(|n| n.has_tag_name("DataSet"))
+        .map(|n| (n.attribute("timestep").unwrap().to_string(), n.attribute("file").unwrap().to_string()))
+        .collect()
+}
+
 fn array<'a>(arrays: &'a [(String, vtkio::model::IOBuffer)], name: &str) -> &'a vtkio::model::IOBuffer {
     &arrays.iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("no array {name}")).1
 }
@@ -131,14 +149,7 @@ fn the_boundary_is_a_series_of_its_own() {
     let dir = folder("boundary");
     let out = dir.join("out");
     let scene = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenes/small_drop.ron");
-    let o = Command::new(env!("CARGO_BIN_EXE_rillet"))
-        .arg("run")
-        .arg(&scene)
-        .args(["--steps", "20", "--every", "20", "--export", "vtk", "--export-every", "10", "--export-boundary", "--quiet", "--out"])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    run_rillet(&scene, &out, &["--steps", "20", "--every", "20", "--export", "vtk", "--export-every", "10", "--export-boundary"]);
     let frames = out.join("particles");
     let mut names: Vec<String> =
         std::fs::read_dir(&frames).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
@@ -161,9 +172,7 @@ fn the_boundary_is_a_series_of_its_own() {
     let (walls, arrays) = read_vtu(&frames.join("boundary-00000000.vtu"));
     let kinds = array(&arrays, "kind").cast_into::<u8>().unwrap();
     assert!(walls.len() > 3 * 1000 && kinds.iter().all(|&k| k == 1), "{} wall particles", walls.len() / 3);
-    let pvd = std::fs::read_to_string(frames.join("boundary.pvd")).unwrap();
-    let doc = roxmltree::Document::parse(&pvd).expect("the collection is XML");
-    let files: Vec<&str> = doc.descendants().filter(|n| n.has_tag_name("DataSet")).map(|n| n.attribute("file").unwrap()).collect();
+    let files: Vec<String> = datasets(&frames.join("boundary.pvd")).into_iter().map(|d| d.1).collect();
     assert_eq!(files, ["boundary-00000000.vtu"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -188,13 +197,7 @@ fn rillet_run_exports_frames_at_a_frame_rate() {
     };
     let o = run(&["--steps", "250", "--export-fps", "30"], &scene, &out);
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
-    let pvd = std::fs::read_to_string(out.join("particles/particles.pvd")).unwrap();
-    let doc = roxmltree::Document::parse(&pvd).expect("the collection is XML");
-    let sets: Vec<(String, String)> = doc
-        .descendants()
-        .filter(|n| n.has_tag_name("DataSet"))
-        .map(|n| (n.attribute("timestep").unwrap().to_string(), n.attribute("file").unwrap().to_string()))
-        .collect();
+    let sets = datasets(&out.join("particles/particles.pvd"));
     let want: Vec<(String, String)> = [(0u64, "0"), (83, "0.0332"), (167, "0.0668"), (250, "0.1")]
         .iter()
         .map(|(s, t)| (t.to_string(), format!("particles-{s:08}.vtu")))
@@ -226,14 +229,7 @@ fn rillet_run_exports_a_series_paraview_opens_as_one() {
     let dir = folder("run");
     let out = dir.join("out");
     let scene = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenes/small_drop.ron");
-    let o = Command::new(env!("CARGO_BIN_EXE_rillet"))
-        .arg("run")
-        .arg(&scene)
-        .args(["--steps", "25", "--every", "25", "--export", "vtk,ply", "--export-every", "10", "--quiet", "--out"])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    run_rillet(&scene, &out, &["--steps", "25", "--every", "25", "--export", "vtk,ply", "--export-every", "10"]);
     let frames = out.join("particles");
     // steps 0, 10, 20 and the last, 25; no temporary file left
     let mut names: Vec<String> =
@@ -246,13 +242,7 @@ fn rillet_run_exports_a_series_paraview_opens_as_one() {
         .collect();
     assert_eq!(names, expected);
 
-    let pvd = std::fs::read_to_string(frames.join("particles.pvd")).unwrap();
-    let doc = roxmltree::Document::parse(&pvd).expect("the collection is XML");
-    let sets: Vec<(f64, String)> = doc
-        .descendants()
-        .filter(|n| n.has_tag_name("DataSet"))
-        .map(|n| (n.attribute("timestep").unwrap().parse().unwrap(), n.attribute("file").unwrap().to_string()))
-        .collect();
+    let sets: Vec<(f64, String)> = datasets(&frames.join("particles.pvd")).into_iter().map(|(t, f)| (t.parse().unwrap(), f)).collect();
     let dt = 4e-4;
     assert_eq!(sets.len(), 4);
     for ((t, file), step) in sets.iter().zip([0u64, 10, 20, 25]) {
@@ -314,14 +304,7 @@ fn exported_transforms_carry_a_moving_solid_from_frame_to_frame() {
     // the moving-solids tests' tank: a sliding, rocking paddle and a cylinder on keyframes
     std::fs::write(&scene, crate::moving::TANK).unwrap();
     let out = dir.join("out");
-    let o = Command::new(env!("CARGO_BIN_EXE_rillet"))
-        .arg("run")
-        .arg(&scene)
-        .args(["--steps", "61", "--every", "61", "--export", "ply", "--export-every", "1", "--export-boundary", "--quiet", "--out"])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    run_rillet(&scene, &out, &["--steps", "61", "--every", "61", "--export", "ply", "--export-every", "1", "--export-boundary"]);
     let frames = out.join("particles");
     let objects = std::fs::read_to_string(frames.join("objects.csv")).unwrap();
     let object_of_solid = |entry: &str| -> u32 {
@@ -386,28 +369,11 @@ fn the_export_turns_to_z_up_on_request() {
     std::fs::write(&scene, crate::moving::TANK).unwrap();
     let run = |up: &str| {
         let out = dir.join(up);
-        let o = Command::new(env!("CARGO_BIN_EXE_rillet"))
-            .arg("run")
-            .arg(&scene)
-            .args([
-                "--steps",
-                "10",
-                "--every",
-                "10",
-                "--export",
-                "ply",
-                "--export-every",
-                "5",
-                "--export-boundary",
-                "--export-up",
-                up,
-                "--quiet",
-                "--out",
-            ])
-            .arg(&out)
-            .output()
-            .unwrap();
-        assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+        run_rillet(
+            &scene,
+            &out,
+            &["--steps", "10", "--every", "10", "--export", "ply", "--export-every", "5", "--export-boundary", "--export-up", up],
+        );
         out.join("particles")
     };
     let (y, z) = (run("y"), run("z"));
