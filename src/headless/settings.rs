@@ -36,7 +36,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub quiet: bool,
     /// Export particle frames into OUT/particles/ in these formats: vtk (.vtu per frame and
-    /// particles.pvd), ply (binary PLY per frame).
+    /// particles.pvd), vtk-zlib (the same, compressed), ply (binary PLY per frame).
     #[arg(long, value_delimiter = ',')]
     pub export: Vec<crate::export::Format>,
     /// Export every this many steps (0 = at every probe).
@@ -49,7 +49,8 @@ pub struct RunArgs {
     /// The exported files' up axis: y (the scene's own) or z (Blender, Houdini): x, −z, y.
     #[arg(long, value_enum, default_value = "y", requires = "export")]
     pub export_up: crate::export::Up,
-    /// Export the boundary (wall) particles too (kind = 1).
+    /// Export the boundary (wall and solid) particles too, as a series of their own
+    /// (boundary-SSSSSSSS, boundary.pvd; every frame when solids move, else the first).
     #[arg(long)]
     pub export_boundary: bool,
     /// Keep OUT/checkpoint.bin current every this many steps (0 = only when interrupted).
