@@ -38,7 +38,7 @@ pub(crate) struct Recorder {
     pub skipped: u64,
     pub error: Option<String>,
     /// Each moving solid's scene index, motion and keyframes (the frames' transforms).
-    motions: Vec<(usize, crate::sim::motion::BodyMotion, Vec<[f32; 4]>)>,
+    motions: crate::sim::motion::Motions,
 }
 
 impl Recorder {
@@ -62,7 +62,7 @@ impl Recorder {
 
     /// The moving solids of the scene that runs ([`crate::scene::Scene::moving_motions`]): each
     /// recorded frame's transforms go to `transforms.csv` beside it.
-    pub(crate) fn set_motions(&mut self, motions: Vec<(usize, crate::sim::motion::BodyMotion, Vec<[f32; 4]>)>) {
+    pub(crate) fn set_motions(&mut self, motions: crate::sim::motion::Motions) {
         self.motions = motions;
     }
 
@@ -137,17 +137,7 @@ impl Recorder {
         for (tag, bytes) in readback.take_ready() {
             let diag = readback::diagnostics_from(&bytes[tag.copy.diagnostics_at() as usize..]);
             let time = sim.time_at(tag.step, &diag);
-            let at = tag.copy.bodies_at() as usize;
-            let size = std::mem::size_of::<crate::sim::motion::BodyState>();
-            let states: Vec<crate::sim::motion::BodyState> = (0..tag.copy.bodies as usize)
-                .filter_map(|k| bytes.get(at + k * size..at + (k + 1) * size).map(bytemuck::pod_read_unaligned))
-                .collect();
-            let poses = self
-                .motions
-                .iter()
-                .enumerate()
-                .map(|(k, (solid, m, keys))| (*solid, crate::sim::motion::pose_now(m, keys, time, states.get(k))))
-                .collect();
+            let poses = crate::sim::motion::poses_now(&self.motions, time, &tag.copy.bodies(&bytes));
             if self.exporter.is_none() {
                 match Exporter::start(&self.dir, &self.formats, [vec![], vec![]], sim.objects().clone(), sim.has_moving_solids()) {
                     Ok(e) => self.exporter = Some(e),

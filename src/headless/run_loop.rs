@@ -162,7 +162,7 @@ pub(crate) struct RunLoop<'a> {
     /// The scene index of each moving solid, in body order (bodies.csv's `solid`).
     moving_solids: Vec<usize>,
     /// Each moving solid's index, motion and keyframes (the exported frames' transforms).
-    motions: Vec<(usize, crate::sim::motion::BodyMotion, Vec<[f32; 4]>)>,
+    motions: crate::sim::motion::Motions,
     /// The scene's content hash, for the checkpoints.
     hash: u64,
     outputs: Outputs,
@@ -426,12 +426,7 @@ impl<'a> RunLoop<'a> {
         let fresh = self.written != Some(step);
         if fresh && self.schedule.export_due(step, interrupted) {
             self.outputs.export(&p, step, time, &self.params)?;
-            let poses: Vec<_> = self
-                .motions
-                .iter()
-                .enumerate()
-                .map(|(k, (solid, b, keys))| (*solid, crate::sim::motion::pose_now(b, keys, time, p.bodies.get(k))))
-                .collect();
+            let poses = crate::sim::motion::poses_now(&self.motions, time, &p.bodies);
             self.outputs.transforms(step, time, &poses)?;
         }
         if fresh && self.schedule.probe_due(step, interrupted) {

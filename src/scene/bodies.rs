@@ -127,7 +127,7 @@ impl Scene {
 
     /// Each moving solid in scene order: its index in `solids`, its motion record and the
     /// keyframes that record indexes (what [`crate::sim::motion::pose_now`] needs).
-    pub fn moving_motions(&self) -> Vec<(usize, crate::sim::motion::BodyMotion, Vec<[f32; 4]>)> {
+    pub fn moving_motions(&self) -> crate::sim::motion::Motions {
         (0..self.solids.len())
             .filter_map(|i| {
                 let mut keys = Vec::new();

@@ -106,6 +106,15 @@ impl Pose {
     }
 }
 
+/// Each moving solid's scene index, motion and keyframes ([`crate::scene::Scene::moving_motions`]).
+pub type Motions = Vec<(usize, BodyMotion, Vec<[f32; 4]>)>;
+
+/// Each moving solid's (scene index, pose) at time `t`, body `k` of `states` for the floating
+/// ones ([`pose_now`]): the exported frames' transforms.
+pub fn poses_now(motions: &Motions, t: f64, states: &[BodyState]) -> Vec<(usize, Pose)> {
+    motions.iter().enumerate().map(|(k, (solid, m, keys))| (*solid, pose_now(m, keys, t, states.get(k)))).collect()
+}
+
 /// The pose of a moving solid at `t`: a floating body's from its `state` where one is given
 /// (the states read back with the particles), otherwise its path's ([`pose_at`]; a floating
 /// body without a state is at rest).

@@ -219,8 +219,14 @@ impl ParticleCopy {
             super::dfsph_pressure(&vel_rho, &id, &wp, &wv, diag.dt)
         });
         let pos_mass = bytemuck::pod_collect_to_vec(at(0, self.vel_rho_at()));
-        let bodies = bytemuck::pod_collect_to_vec(at(self.bodies_at(), self.bytes()));
+        let bodies = self.bodies(bytes);
         Ok((super::Particles { pos_mass, vel_rho, id, pressure, bodies }, diag))
+    }
+
+    /// The moving solids' states of a completed copy, without decoding the particles (empty
+    /// when the copy is short).
+    pub(crate) fn bodies(&self, bytes: &[u8]) -> Vec<super::motion::BodyState> {
+        bytes.get(self.bodies_at() as usize..self.bytes() as usize).map_or(vec![], bytemuck::pod_collect_to_vec)
     }
 }
 
