@@ -1021,7 +1021,9 @@ fn a_floating_body_follows_a_shift_drag() {
         std::thread::sleep(Duration::from_millis(150));
         xdotool(&["mousemove", "--window", &window, &(px + 10 * k).to_string(), &py.to_string()]);
     }
-    std::thread::sleep(Duration::from_millis(500));
+    // held at the end a while: on a busy two-core machine lavapipe draws few frames a second,
+    // and the body follows the pointer frame by frame (once 0.019 m after a 0.5 s hold)
+    std::thread::sleep(Duration::from_millis(1500));
     xdotool(&["mouseup", "1"]);
     std::thread::sleep(Duration::from_millis(300));
     xdotool(&["keyup", "shift"]);
