@@ -1,4 +1,6 @@
-//! Probes: the quantities a validation run records, measured on the CPU from a particle readback.
+//! Probes: the quantities a validation run records. [`measure`] defines them on a copy of the
+//! particles (the CPU twin); `rillet run` measures them on the GPU ([`crate::sim::Sim::measure_probes`],
+//! finished by [`from_gpu`]).
 //!
 //! Every definition here is what `docs/VALIDATION.md` quotes; change one only together with it.
 
@@ -10,8 +12,8 @@ pub(crate) mod columns;
 pub mod sensors;
 
 /// What the probes need to know about a run.
-#[derive(Clone, Debug)]
-pub(crate) struct ProbeSetup {
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProbeSetup {
     /// Particle spacing s (m).
     pub spacing: f64,
     /// Support radius h (m).
@@ -31,7 +33,7 @@ pub(crate) struct ProbeSetup {
 }
 
 impl ProbeSetup {
-    pub(crate) fn new(params: &SimParams, spacing: f32, gauges: &[f32]) -> Self {
+    pub fn new(params: &SimParams, spacing: f32, gauges: &[f32]) -> Self {
         let v = |a: [f32; 3]| a.map(|x| x as f64);
         Self {
             spacing: spacing as f64,
@@ -49,13 +51,13 @@ impl ProbeSetup {
 
     /// With free-surface gauges at these (x, z) positions (their columns follow the point
     /// gauges').
-    pub(crate) fn with_surface_gauges(mut self, points: &[[f32; 2]]) -> Self {
+    pub fn with_surface_gauges(mut self, points: &[[f32; 2]]) -> Self {
         self.surface_gauges = points.iter().map(|g| [g[0] as f64, g[1] as f64]).collect();
         self
     }
 
     /// With point gauges at these (x, z) positions (their columns follow the slab gauges').
-    pub(crate) fn with_point_gauges(mut self, points: &[[f32; 2]]) -> Self {
+    pub fn with_point_gauges(mut self, points: &[[f32; 2]]) -> Self {
         self.point_gauges = points.iter().map(|g| [g[0] as f64, g[1] as f64]).collect();
         self
     }
@@ -159,7 +161,7 @@ pub struct ProbeRow {
     /// The last step's dt (s; GPU diagnostics: fixed, or what an adaptive step chose).
     pub dt: f64,
     /// Fastest fluid particle at the last step's density pass (m/s; GPU diagnostics, column
-    /// `max_speed`; [`ProbeRow::max_speed`] is the readback's, after the step).
+    /// `max_speed`; [`ProbeRow::max_speed`] is the state's after the step).
     pub step_max_speed: f64,
     /// Mean compression max(ρ − ρ0, 0)/ρ0 over fluid at the last step's density pass (GPU).
     pub density_error: f64,
@@ -281,8 +283,9 @@ pub(crate) fn neighbour_counts(setup: &ProbeSetup, p: &Particles) -> Vec<u32> {
     })
 }
 
-/// Measures every probe of a particle readback (the GPU counters are the caller's to fill in).
-pub(crate) fn measure(setup: &ProbeSetup, p: &Particles, step: u64, time: f64) -> ProbeRow {
+/// Measures every probe of a particle readback (the GPU counters are the caller's to fill in):
+/// the CPU twin of [`crate::sim::Sim::measure_probes`], which `rillet run` uses.
+pub fn measure(setup: &ProbeSetup, p: &Particles, step: u64, time: f64) -> ProbeRow {
     let rho0 = setup.rest_density;
     let (lo, hi) = (setup.domain_min, setup.domain_max);
     let depths = surface_depths(setup, p);
@@ -364,27 +367,46 @@ pub(crate) fn front(setup: &ProbeSetup, p: &Particles) -> f64 {
 /// floor area (clipped width × domain depth in z). A depth-averaged height, insensitive to single
 /// drops; for a flat surface it is the surface height above the floor.
 pub(crate) fn gauge_height(setup: &ProbeSetup, p: &Particles, x_gauge: f64) -> f64 {
-    let (lo, hi) = (setup.domain_min, setup.domain_max);
-    let a = (x_gauge - setup.h).max(lo[0]);
-    let b = (x_gauge + setup.h).min(hi[0]);
+    let [a, b] = slab(setup, x_gauge);
+    let count = fluid(p).filter(|(x, ..)| x[0] >= a && x[0] < b).count();
+    slab_height(setup, x_gauge, count as u64)
+}
+
+/// The x interval `[a, b)` of the slab gauge at `x_gauge` (clipped to the domain).
+pub(crate) fn slab(setup: &ProbeSetup, x_gauge: f64) -> [f64; 2] {
+    [(x_gauge - setup.h).max(setup.domain_min[0]), (x_gauge + setup.h).min(setup.domain_max[0])]
+}
+
+/// [`gauge_height`] from the count of fluid particles in the slab.
+pub(crate) fn slab_height(setup: &ProbeSetup, x_gauge: f64, count: u64) -> f64 {
+    let [a, b] = slab(setup, x_gauge);
     if b <= a {
         return 0.0;
     }
-    let count = fluid(p).filter(|(x, ..)| x[0] >= a && x[0] < b).count();
-    count as f64 * setup.particle_volume() / ((b - a) * (hi[2] - lo[2]))
+    count as f64 * setup.particle_volume() / ((b - a) * (setup.domain_max[2] - setup.domain_min[2]))
 }
 
 /// Water height at the point (x, z) of the floor: the volume of the fluid particles in the column
 /// `|x − x_g| < h`, `|z − z_g| < h` (clipped to the domain), counted as s³ per particle, divided by
 /// the column's clipped floor area. Like [`gauge_height`], a height averaged over the column.
 pub(crate) fn point_gauge_height(setup: &ProbeSetup, p: &Particles, x: f64, z: f64) -> f64 {
+    let [x0, x1, z0, z1] = column(setup, x, z);
+    let count = fluid(p).filter(|(q, ..)| q[0] >= x0 && q[0] < x1 && q[2] >= z0 && q[2] < z1).count();
+    column_height(setup, x, z, count as u64)
+}
+
+/// The column `[x0, x1) × [z0, z1)` of the point gauge at (x, z) (clipped to the domain).
+pub(crate) fn column(setup: &ProbeSetup, x: f64, z: f64) -> [f64; 4] {
     let (lo, hi) = (setup.domain_min, setup.domain_max);
-    let (x0, x1) = ((x - setup.h).max(lo[0]), (x + setup.h).min(hi[0]));
-    let (z0, z1) = ((z - setup.h).max(lo[2]), (z + setup.h).min(hi[2]));
+    [(x - setup.h).max(lo[0]), (x + setup.h).min(hi[0]), (z - setup.h).max(lo[2]), (z + setup.h).min(hi[2])]
+}
+
+/// [`point_gauge_height`] from the count of fluid particles in the column.
+pub(crate) fn column_height(setup: &ProbeSetup, x: f64, z: f64, count: u64) -> f64 {
+    let [x0, x1, z0, z1] = column(setup, x, z);
     if x1 <= x0 || z1 <= z0 {
         return 0.0;
     }
-    let count = fluid(p).filter(|(q, ..)| q[0] >= x0 && q[0] < x1 && q[2] >= z0 && q[2] < z1).count();
     count as f64 * setup.particle_volume() / ((x1 - x0) * (z1 - z0))
 }
 
@@ -404,20 +426,99 @@ pub(crate) fn surface_elevation(setup: &ProbeSetup, p: &Particles, x: f64, z: f6
     let kernel = |r: f64| crate::physics::cubic_w(r, h);
     let c =
         |y: f64| near.iter().map(|(q, v)| v * kernel(((q[0] - x).powi(2) + (q[1] - y).powi(2) + (q[2] - z).powi(2)).sqrt())).sum::<f64>();
+    surface_crossing(setup, top, |k| Some(c(surface_sample_y(setup, top, k))))
+}
+
+/// The k-th sample of a free-surface gauge's line below the highest fluid particle near it at
+/// `top`: `top + h − k·s/8`.
+pub(crate) fn surface_sample_y(setup: &ProbeSetup, top: f64, k: usize) -> f64 {
+    top + setup.h - k as f64 * setup.spacing / 8.0
+}
+
+/// [`surface_elevation`] from the kernel sums `c(k)` at the samples [`surface_sample_y`] (`None`
+/// past the last one there is): walking down from k = 0, the first sample where c ≥ ½, the
+/// crossing interpolated linearly with the sample above; 0 if the walk passes the floor.
+pub(crate) fn surface_crossing(setup: &ProbeSetup, top: f64, c: impl Fn(usize) -> Option<f64>) -> f64 {
     let step = setup.spacing / 8.0;
     let lo = setup.domain_min[1];
-    let mut y = top + h;
-    let mut above = c(y);
-    while y > lo {
-        let below = c(y - step);
+    let Some(mut above) = c(0) else { return 0.0 };
+    let mut k = 0;
+    while surface_sample_y(setup, top, k) > lo {
+        let Some(below) = c(k + 1) else { return 0.0 };
         if below >= 0.5 {
-            // the crossing between y - step and y
+            // the crossing between samples k + 1 and k
             let f = if below > above { (below - 0.5) / (below - above) } else { 0.0 };
-            return y - step + f * step - lo;
+            return surface_sample_y(setup, top, k + 1) + f * step - lo;
         }
-        (y, above) = (y - step, below);
+        (k, above) = (k + 1, below);
     }
     0.0
+}
+
+/// What the GPU probes read back ([`crate::sim::Sim::measure_probes`], `shaders/probes.wgsl`).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct GpuProbe {
+    /// Per workgroup: [fluid count, Σ|ε|, spray, outside, kinetic, potential, elastic, p_x, p_y,
+    /// p_z, max |ε|, max compression, max |ε| interior, max |ε| bulk, max speed, −min wall
+    /// distance] (ε = ρ/ρ0 − 1).
+    pub partials: Vec<[f32; 16]>,
+    /// The largest x in each bin of h along x (None: empty).
+    pub front: Vec<Option<f32>>,
+    /// Fluid particles in each slab gauge, then in each point gauge.
+    pub counts: Vec<u32>,
+    /// The highest fluid particle within h of each free-surface gauge's line.
+    pub surface_tops: Vec<Option<f32>>,
+    /// `samples_per_gauge` kernel sums c(y) per free-surface gauge, at [`surface_sample_y`].
+    pub samples: Vec<f32>,
+    pub samples_per_gauge: usize,
+}
+
+/// A probe row from what the GPU probes read back: the sums in f64 over the workgroups' rows,
+/// the front, gauges and free-surface crossings as [`measure`] finds them.
+pub(crate) fn from_gpu(setup: &ProbeSetup, g: &GpuProbe, step: u64, time: f64) -> ProbeRow {
+    let mut row = ProbeRow { step, time, min_wall_distance: f64::INFINITY, ..Default::default() };
+    let (mut n, mut sum_err, mut spray, mut outside) = (0.0, 0.0, 0.0, 0.0);
+    for w in &g.partials {
+        let v = w.map(|x| x as f64);
+        n += v[0];
+        sum_err += v[1];
+        spray += v[2];
+        outside += v[3];
+        row.kinetic += v[4];
+        row.potential += v[5];
+        row.elastic += v[6];
+        for a in 0..3 {
+            row.momentum[a] += v[7 + a];
+        }
+        row.max_density_error = row.max_density_error.max(v[10]);
+        row.max_compression = row.max_compression.max(v[11]);
+        row.max_density_error_interior = row.max_density_error_interior.max(v[12]);
+        row.max_density_error_bulk = row.max_density_error_bulk.max(v[13]);
+        row.max_speed = row.max_speed.max(v[14]);
+        if v[15] > -1e38 {
+            row.min_wall_distance = row.min_wall_distance.min(-v[15]);
+        }
+    }
+    row.fluid_particles = n as u64;
+    row.spray = spray as u32;
+    row.outside = outside as u32;
+    row.mean_density_error = if n > 0.0 { sum_err / n } else { 0.0 };
+    row.front = match g.front.iter().position(|b| b.is_some()) {
+        Some(first) => {
+            let run = g.front[first..].iter().map_while(|b| *b).map(|x| x as f64);
+            (run.fold(f64::NEG_INFINITY, f64::max) + 0.5 * setup.spacing).min(setup.domain_max[0])
+        }
+        None => f64::NAN,
+    };
+    let slabs = setup.gauges.len();
+    row.gauges = setup.gauges.iter().zip(&g.counts).map(|(&x, &c)| slab_height(setup, x, c as u64)).collect();
+    row.gauges.extend(setup.point_gauges.iter().zip(&g.counts[slabs..]).map(|(&[x, z], &c)| column_height(setup, x, z, c as u64)));
+    let per = g.samples_per_gauge;
+    row.gauges.extend(g.surface_tops.iter().enumerate().map(|(i, top)| match top {
+        Some(top) => surface_crossing(setup, *top as f64, |k| (k < per).then(|| g.samples[i * per + k] as f64)),
+        None => 0.0,
+    }));
+    row
 }
 
 /// For every fluid particle (in readback order), its depth below the free surface: the top of its

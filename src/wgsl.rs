@@ -55,6 +55,7 @@ pub const FILES: &[(&str, &str)] = &[
     ("neighbour_probe", include_str!("../shaders/neighbour_probe.wgsl")),
     ("neighbours", include_str!("../shaders/neighbours.wgsl")),
     ("predict", include_str!("../shaders/predict.wgsl")),
+    ("probes", include_str!("../shaders/probes.wgsl")),
     ("rank_free", include_str!("../shaders/rank_free.wgsl")),
     ("render_common", include_str!("../shaders/render_common.wgsl")),
     ("reorder", include_str!("../shaders/reorder.wgsl")),

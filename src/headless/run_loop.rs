@@ -19,11 +19,12 @@ use super::{FlowTotals, RunMeta, RunResult, Stopped, dt_seen, utc_date};
 use crate::checkpoint::Checkpoint;
 use crate::gpu::Gpu;
 use crate::health::{GuardDelta, GuardTotals, Health};
-use crate::probes::{self as probe, ProbeRow, ProbeSetup, Profile};
+use crate::probes::{ProbeRow, ProbeSetup, Profile};
 use crate::progress::Progress;
 use crate::scene::Scene;
 use crate::signals::stop_requested;
 use crate::sim::instruments::Particles;
+use crate::sim::motion::BodyState;
 use crate::sim::params::{Diagnostics, SimParams};
 use crate::sim::{InitialState, Sim};
 use anyhow::Context;
@@ -415,26 +416,43 @@ impl<'a> RunLoop<'a> {
     /// Step 1 of the loop: the outputs due at this step. False when the run ends here.
     fn at_stop(&mut self) -> anyhow::Result<bool> {
         let step = self.step;
-        // the particles and the diagnostics of this very step, in one copy: its time (the GPU
-        // clock, for an adaptive dt), the probe row's counters and the checkpoint's
-        let (p, d) = self.sim.read_state().with_context(|| format!("step {step}: reading the state back"))?;
-        self.flush_sensors()?;
-        let time = self.sim.time_at(step, &d);
-        self.sim_time = time;
         let interrupted = stop_requested();
         // a resumed run has its first step's rows and frames already
         let fresh = self.written != Some(step);
-        if fresh && self.schedule.export_due(step, interrupted) {
-            self.outputs.export(&p, step, time, &self.params)?;
+        let export = fresh && self.schedule.export_due(step, interrupted);
+        let probe = fresh && self.schedule.probe_due(step, interrupted);
+        let checkpoint = (fresh && self.schedule.checkpoint_due(step)) || interrupted;
+        // a copy of every particle only where something needs one: a probe row alone is
+        // measured on the GPU (the profile and the leak count still read the particles)
+        let particles = export || checkpoint || (probe && (self.schedule.profile_due(step) || !self.solids.is_empty()));
+        // the diagnostics of this very step (with the particles in one copy): its time (the GPU
+        // clock, for an adaptive dt), the probe row's counters and the checkpoint's
+        let (p, d, bodies) = if particles {
+            let (p, d) = self.sim.read_state().with_context(|| format!("step {step}: reading the state back"))?;
+            let bodies = p.bodies.clone();
+            (Some(p), d, bodies)
+        } else {
+            let (d, bodies) =
+                self.sim.read_diagnostics_and_bodies().with_context(|| format!("step {step}: reading the diagnostics back"))?;
+            (None, d, bodies)
+        };
+        self.flush_sensors()?;
+        let time = self.sim.time_at(step, &d);
+        self.sim_time = time;
+        if export && let Some(p) = &p {
+            self.outputs.export(p, step, time, &self.params)?;
             let poses = crate::sim::motion::poses_now(&self.motions, time, &p.bodies);
             self.outputs.transforms(step, time, &poses)?;
         }
-        if fresh && self.schedule.probe_due(step, interrupted) {
-            self.probe(&p, &d, time)?;
+        if probe {
+            self.probe(p.as_ref(), &bodies, &d, time)?;
         }
         // never a checkpoint of a state that blew up: the last good one stays
-        if self.stopped.is_none() && ((fresh && self.schedule.checkpoint_due(step)) || interrupted) {
-            self.checkpoint(&p, &d, time)?;
+        if self.stopped.is_none()
+            && checkpoint
+            && let Some(p) = &p
+        {
+            self.checkpoint(p, &d, time)?;
         }
         self.written = Some(step);
         if self.stopped.is_none() && interrupted {
@@ -443,20 +461,24 @@ impl<'a> RunLoop<'a> {
         Ok(step < self.settings.steps && self.stopped.is_none())
     }
 
-    /// A probe row: measured, completed with the GPU's counters, the leaks counted (and listed),
-    /// written; added to the profile; checked for health (a blow-up stops the run).
-    fn probe(&mut self, p: &Particles, d: &Diagnostics, time: f64) -> anyhow::Result<()> {
+    /// A probe row: measured on the GPU, completed with the GPU's counters, the leaks counted
+    /// (and listed), written; added to the profile; checked for health (a blow-up stops the
+    /// run). `p`: the particles, copied where the profile or the leak count is due.
+    fn probe(&mut self, p: Option<&Particles>, bodies: &[BodyState], d: &Diagnostics, time: f64) -> anyhow::Result<()> {
         let step = self.step;
-        let mut row = probe::measure(&self.setup, p, step, time);
+        let mut row =
+            self.sim.measure_probes(&self.setup, step, time).with_context(|| format!("step {step}: measuring the probes on the GPU"))?;
         let delta = self.watch.guards.update(d, step);
         self.fill_counters(&mut row, d, &delta);
-        if !self.solids.is_empty() {
+        if let Some(p) = p
+            && !self.solids.is_empty()
+        {
             let inside = leaked(p, &self.solids, time);
             row.inside_solids = inside.len() as u32;
             self.outputs.leaks(&inside, step, time)?;
         }
-        if !p.bodies.is_empty() {
-            self.outputs.bodies(&p.bodies, &self.moving_solids, step, time)?;
+        if !bodies.is_empty() {
+            self.outputs.bodies(bodies, &self.moving_solids, step, time)?;
         }
         if row.starved > 0 && !self.watch.starved_warned {
             self.watch.starved_warned = true;
@@ -467,7 +489,9 @@ impl<'a> RunLoop<'a> {
             ));
         }
         self.outputs.probe_row(&row)?;
-        if self.schedule.profile_due(step) {
+        if let Some(p) = p
+            && self.schedule.profile_due(step)
+        {
             self.profile.add(p);
         }
         let finding = self.watch.health.check_guards(&delta, row.fluid_particles, step, time).or_else(|| self.watch.health.check_row(&row));

@@ -67,7 +67,7 @@ struct Record {
     momentum_y: f64,
     #[serde(serialize_with = "e9")]
     momentum_z: f64,
-    /// Largest particle speed of the readback (m/s).
+    /// Largest particle speed of the state after the step (m/s).
     #[serde(serialize_with = "f6")]
     max_speed_m_s: f64,
     /// Smallest distance of fluid to a face of the domain (m).

@@ -15,6 +15,7 @@ pub mod layout;
 pub mod motion;
 pub mod objects;
 pub mod params;
+pub(crate) mod probes;
 pub(crate) mod profiler;
 pub(crate) mod readback;
 pub(crate) mod reorder;
@@ -428,6 +429,8 @@ pub struct Sim {
     /// The step the initial state was at (a checkpoint's; 0 for a fresh one): `steps` counts
     /// from it.
     first_step: u64,
+    /// The GPU probes, made at the first probe row ([`Sim::measure_probes`]).
+    probes: Option<probes::GpuProbes>,
 }
 
 impl Sim {
@@ -568,6 +571,7 @@ impl Sim {
             objects: std::sync::Arc::new(state.objects.clone()),
             first_step: state.step,
             options,
+            probes: None,
         })
     }
 

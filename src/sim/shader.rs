@@ -46,6 +46,7 @@ pub const DFSPH_CONTROL: ShaderSource = ShaderSource { label: "dfsph.control", f
 pub(crate) const PREDICT: ShaderSource = ShaderSource { label: "dfsph.predict", file: "predict" };
 pub const TIME_STEP: ShaderSource = ShaderSource { label: "sim.time_step", file: "time_step" };
 pub(crate) const SENSORS: ShaderSource = ShaderSource { label: "sim.sensors", file: "sensors" };
+pub(crate) const PROBES: ShaderSource = ShaderSource { label: "probe.row", file: "probes" };
 pub(crate) const NEIGHBOUR_PROBE: ShaderSource = ShaderSource { label: "test.neighbour_probe", file: "neighbour_probe" };
 pub(crate) const ALL_PAIRS: ShaderSource = ShaderSource { label: "baseline.all_pairs", file: "all_pairs" };
 pub(crate) const COPY: ShaderSource = ShaderSource { label: "baseline.copy", file: "copy" };
@@ -79,8 +80,9 @@ pub(crate) const STEP: [ShaderSource; 21] = [
 ];
 
 /// Every compute shader, for the validation test.
-pub const ALL: [ShaderSource; 27] = [
+pub const ALL: [ShaderSource; 28] = [
     SENSORS,
+    PROBES,
     SOLIDS_MOVE,
     BODIES_FORCE,
     BODIES_INTEGRATE,

@@ -421,6 +421,36 @@ wgsl_struct! {
     }
 }
 
+wgsl_struct! {
+    #[wgsl(storage)]
+    /// What the GPU probes need besides the uniform block (`probe_config` in
+    /// `shaders/probes.wgsl`; src/sim/probes.rs writes it).
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+    pub(crate) struct ProbeConfig {
+        /// Particle spacing s (m).
+        pub spacing: f32,
+        /// (0.999 h)²: neighbours are counted within 0.999 h ([`crate::probes::NEIGHBOUR_REACH`]).
+        pub reach2: f32,
+        /// A fluid particle with at least this many neighbours is in the bulk.
+        pub bulk_min: f32,
+        /// A fluid particle with fewer than this many neighbours is spray.
+        pub spray_below: f32,
+        /// h × h (x, z) columns of the free-surface depth, along x and z.
+        pub cols_x: u32,
+        pub cols_z: u32,
+        /// Bins of h along x of the surge front.
+        pub front_bins: u32,
+        /// Slab, point and free-surface gauges.
+        pub n_slab: u32,
+        pub n_point: u32,
+        pub n_surface: u32,
+        /// Samples of the kernel sum on each free-surface gauge's line, `sample_step` apart (m).
+        pub samples: u32,
+        pub sample_step: f32,
+    }
+}
+
 fn one<T: WgslStruct>() -> String {
     T::wgsl()
 }
@@ -484,6 +514,7 @@ pub(crate) const MODULES: &[(&str, super::Generated)] = &[
     ("diagnostics", diagnostics_module),
     ("scan_params", one::<ScanParams>),
     ("motion_structs", motion_module),
+    ("probe_config", one::<ProbeConfig>),
 ];
 
 /// Every shared struct's layout, with the module that declares it (what tests compare with
@@ -499,5 +530,6 @@ pub fn layouts() -> Vec<(&'static str, super::structs::Layout)> {
         ("scan_params", ScanParams::layout()),
         ("motion_structs", BodyMotion::layout()),
         ("motion_structs", BodyState::layout()),
+        ("probe_config", ProbeConfig::layout()),
     ]
 }

@@ -11,6 +11,7 @@ mod floating;
 mod flow;
 mod grid;
 mod moving;
+mod probes;
 mod reliability;
 mod scenes;
 mod sensors;

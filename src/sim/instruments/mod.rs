@@ -134,6 +134,19 @@ impl Sim {
         })
     }
 
+    /// The diagnostics and the moving solids' states (empty without them), in one copy: what a
+    /// stop of `rillet run` reads when it needs no particles.
+    pub(crate) fn read_diagnostics_and_bodies(&self) -> Result<(Diagnostics, Vec<crate::sim::motion::BodyState>), ReadError> {
+        let diag = std::mem::size_of::<Diagnostics>() as u64;
+        let bytes = read_recorded(&self.device, &self.queue, diag + self.bodies_bytes(), |enc, dst| {
+            self.record_diagnostics_copy(enc, dst, 0);
+            self.record_bodies_copy(enc, dst, diag);
+        })?;
+        let d = bytemuck::pod_read_unaligned(&bytes[..diag as usize]);
+        let body_bytes = &bytes[diag as usize..(diag + self.bodies_bytes()) as usize];
+        Ok((d, bytemuck::pod_collect_to_vec(body_bytes)))
+    }
+
     pub fn read_diagnostics(&self) -> Result<Diagnostics, ReadError> {
         Ok(read_vec::<Diagnostics>(&self.device, &self.queue, &self.fixed.diag, 1)?[0])
     }
