@@ -1,12 +1,12 @@
 //! Probes: the quantities a validation run records. [`measure`] defines them on a copy of the
-//! particles (the CPU twin); `rillet run` measures them on the GPU ([`crate::sim::Sim::measure_probes`],
-//! finished by [`from_gpu`]).
+//! particles (the CPU twin); `rillet run` measures them on the GPU ([`measure_gpu`]).
 //!
 //! Every definition here is what `docs/VALIDATION.md` quotes; change one only together with it.
 
 use crate::cells::CellGrid;
-use crate::sim::Particles;
 use crate::sim::params::SimParams;
+use crate::sim::probes::{ProbeConfig, ProbeReadings, ProbeSpec};
+use crate::sim::{Particles, Sim, SimError};
 
 pub(crate) mod columns;
 pub mod sensors;
@@ -284,7 +284,7 @@ pub(crate) fn neighbour_counts(setup: &ProbeSetup, p: &Particles) -> Vec<u32> {
 }
 
 /// Measures every probe of a particle readback (the GPU counters are the caller's to fill in):
-/// the CPU twin of [`crate::sim::Sim::measure_probes`], which `rillet run` uses.
+/// the CPU twin of [`measure_gpu`], which `rillet run` uses.
 pub fn measure(setup: &ProbeSetup, p: &Particles, step: u64, time: f64) -> ProbeRow {
     let rho0 = setup.rest_density;
     let (lo, hi) = (setup.domain_min, setup.domain_max);
@@ -455,27 +455,90 @@ pub(crate) fn surface_crossing(setup: &ProbeSetup, top: f64, c: impl Fn(usize) -
     0.0
 }
 
-/// What the GPU probes read back ([`crate::sim::Sim::measure_probes`], `shaders/probes.wgsl`).
-#[derive(Clone, Debug, Default)]
-pub(crate) struct GpuProbe {
-    /// Per workgroup: [fluid count, Σ|ε|, spray, outside, kinetic, potential, elastic, p_x, p_y,
-    /// p_z, max |ε|, max compression, max |ε| interior, max |ε| bulk, max speed, −min wall
-    /// distance] (ε = ρ/ρ0 − 1).
-    pub partials: Vec<[f32; 16]>,
-    /// The largest x in each bin of h along x (None: empty).
-    pub front: Vec<Option<f32>>,
-    /// Fluid particles in each slab gauge, then in each point gauge.
-    pub counts: Vec<u32>,
-    /// The highest fluid particle within h of each free-surface gauge's line.
-    pub surface_tops: Vec<Option<f32>>,
-    /// `samples_per_gauge` kernel sums c(y) per free-surface gauge, at [`surface_sample_y`].
-    pub samples: Vec<f32>,
-    pub samples_per_gauge: usize,
+/// A probe row of the simulation's current state, measured on the GPU
+/// ([`Sim::read_probes`]) and finished by [`from_gpu`]: the definitions of [`measure`] without a
+/// copy of the particles. The GPU counters' columns are the caller's to fill in, as for
+/// `measure`.
+pub fn measure_gpu(sim: &mut Sim, setup: &ProbeSetup, step: u64, time: f64) -> Result<ProbeRow, SimError> {
+    let readings = sim.read_probes(&gpu_spec(setup))?;
+    Ok(from_gpu(setup, &readings, step, time))
+}
+
+/// What [`Sim::read_probes`] measures for `setup`.
+pub(crate) fn gpu_spec(setup: &ProbeSetup) -> ProbeSpec {
+    let shape = Shape::of(setup);
+    let full = full_neighbourhood(setup) as f64;
+    let reach = NEIGHBOUR_REACH * setup.h;
+    let config = ProbeConfig {
+        spacing: setup.spacing as f32,
+        reach2: (reach * reach) as f32,
+        // counts are integers: n ≥ 0.85 full ⇔ n ≥ ceil(0.85 full); n < 0.25 full ⇔ n < ceil(0.25 full)
+        bulk_min: (BULK_FRACTION * full).ceil() as f32,
+        spray_below: (SPRAY_FRACTION * full).ceil() as f32,
+        cols_x: shape.cols_x,
+        cols_z: shape.cols_z,
+        front_bins: shape.front_bins,
+        n_slab: shape.n_slab,
+        n_point: shape.n_point,
+        n_surface: shape.n_surface,
+        samples: shape.samples,
+        sample_step: (setup.spacing / 8.0) as f32,
+    };
+    let (lo, hi, h) = (setup.domain_min, setup.domain_max, setup.h);
+    let mut gauges: Vec<[f32; 4]> = Vec::new();
+    for &g in &setup.gauges {
+        gauges.push([up((g - h).max(lo[0])), up((g + h).min(hi[0])), 0.0, 0.0]);
+    }
+    for &[x, z] in &setup.point_gauges {
+        gauges.push([up((x - h).max(lo[0])), up((x + h).min(hi[0])), up((z - h).max(lo[2])), up((z + h).min(hi[2]))]);
+    }
+    for &[x, z] in &setup.surface_gauges {
+        gauges.push([x as f32, z as f32, 0.0, 0.0]);
+    }
+    ProbeSpec { config, gauges }
+}
+
+/// The sizes of what the GPU probes write, for a probe setup.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Shape {
+    cols_x: u32,
+    cols_z: u32,
+    front_bins: u32,
+    n_slab: u32,
+    n_point: u32,
+    n_surface: u32,
+    samples: u32,
+}
+
+impl Shape {
+    fn of(setup: &ProbeSetup) -> Self {
+        let (lo, hi, h) = (setup.domain_min, setup.domain_max, setup.h);
+        let cols = |a: usize| (((hi[a] - lo[a]) / h).ceil() as u32).max(1);
+        // the walk down a free-surface gauge's line starts h above the highest particle (at
+        // most the domain's top) and stops below the floor
+        let step = setup.spacing / 8.0;
+        let samples = ((hi[1] - lo[1] + h) / step).ceil() as u32 + 2;
+        Self {
+            cols_x: cols(0),
+            cols_z: cols(2),
+            front_bins: cols(0) + 1,
+            n_slab: setup.gauges.len() as u32,
+            n_point: setup.point_gauges.len() as u32,
+            n_surface: setup.surface_gauges.len() as u32,
+            samples,
+        }
+    }
+}
+
+/// The smallest f32 at or above `a`: for every f32 `x`, `x >= up(a)` is `x as f64 >= a`.
+fn up(a: f64) -> f32 {
+    let f = a as f32;
+    if (f as f64) < a { f.next_up() } else { f }
 }
 
 /// A probe row from what the GPU probes read back: the sums in f64 over the workgroups' rows,
 /// the front, gauges and free-surface crossings as [`measure`] finds them.
-pub(crate) fn from_gpu(setup: &ProbeSetup, g: &GpuProbe, step: u64, time: f64) -> ProbeRow {
+pub(crate) fn from_gpu(setup: &ProbeSetup, g: &ProbeReadings, step: u64, time: f64) -> ProbeRow {
     let mut row = ProbeRow { step, time, min_wall_distance: f64::INFINITY, ..Default::default() };
     let (mut n, mut sum_err, mut spray, mut outside) = (0.0, 0.0, 0.0, 0.0);
     for w in &g.partials {
@@ -697,6 +760,14 @@ impl ProfileBin {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn gauge_bounds_round_up_to_the_f32_the_cpu_test_agrees_with() {
+        for a in [1.46f64, 0.1, 2.0 / 3.0, 5.999_999_9, -0.3] {
+            let f = super::up(a);
+            assert!(f as f64 >= a && (f.next_down() as f64) < a, "{a}: {f}");
+        }
+    }
+
     use super::*;
 
     fn setup() -> ProbeSetup {

@@ -302,7 +302,17 @@ mod tests {
         let names: Vec<&str> = generated().map(|g| g.0).collect();
         assert_eq!(
             names,
-            [CONSTANTS, "sim_params", "frame_uniforms", "surface_uniforms", "emit_structs", "diagnostics", "scan_params", "motion_structs"]
+            [
+                CONSTANTS,
+                "sim_params",
+                "frame_uniforms",
+                "surface_uniforms",
+                "emit_structs",
+                "diagnostics",
+                "scan_params",
+                "motion_structs",
+                "probe_config"
+            ]
         );
         for name in &names {
             assert!(FILES.iter().all(|f| f.0 != *name), "`{name}` is a file and a generated module");

@@ -14,7 +14,7 @@
 //!    ([`crate::ahead::OneAhead`]), and go to 1.
 
 use super::outputs::{Outputs, leaked};
-use super::settings::{Outcome, RunSettings, TimeStep};
+use super::settings::{Outcome, ProbeMode, RunSettings, TimeStep};
 use super::{FlowTotals, RunMeta, RunResult, Stopped, dt_seen, utc_date};
 use crate::checkpoint::Checkpoint;
 use crate::gpu::Gpu;
@@ -424,7 +424,8 @@ impl<'a> RunLoop<'a> {
         let checkpoint = (fresh && self.schedule.checkpoint_due(step)) || interrupted;
         // a copy of every particle only where something needs one: a probe row alone is
         // measured on the GPU (the profile and the leak count still read the particles)
-        let particles = export || checkpoint || (probe && (self.schedule.profile_due(step) || !self.solids.is_empty()));
+        let cpu_probes = self.settings.probes == ProbeMode::Cpu;
+        let particles = export || checkpoint || (probe && (cpu_probes || self.schedule.profile_due(step) || !self.solids.is_empty()));
         // the diagnostics of this very step (with the particles in one copy): its time (the GPU
         // clock, for an adaptive dt), the probe row's counters and the checkpoint's
         let (p, d, bodies) = if particles {
@@ -461,13 +462,16 @@ impl<'a> RunLoop<'a> {
         Ok(step < self.settings.steps && self.stopped.is_none())
     }
 
-    /// A probe row: measured on the GPU, completed with the GPU's counters, the leaks counted
+    /// A probe row: measured on the GPU (or the CPU, `--probes cpu`), completed with the GPU's counters, the leaks counted
     /// (and listed), written; added to the profile; checked for health (a blow-up stops the
     /// run). `p`: the particles, copied where the profile or the leak count is due.
     fn probe(&mut self, p: Option<&Particles>, bodies: &[BodyState], d: &Diagnostics, time: f64) -> anyhow::Result<()> {
         let step = self.step;
-        let mut row =
-            self.sim.measure_probes(&self.setup, step, time).with_context(|| format!("step {step}: measuring the probes on the GPU"))?;
+        let mut row = match (self.settings.probes, p) {
+            (ProbeMode::Cpu, Some(p)) => crate::probes::measure(&self.setup, p, step, time),
+            _ => crate::probes::measure_gpu(&mut self.sim, &self.setup, step, time)
+                .with_context(|| format!("step {step}: measuring the probes on the GPU"))?,
+        };
         let delta = self.watch.guards.update(d, step);
         self.fill_counters(&mut row, d, &delta);
         if let Some(p) = p

@@ -32,6 +32,10 @@ pub struct RunArgs {
     /// Fraction of the run at its end over which profile.csv is averaged (0 = the last probe).
     #[arg(long, default_value_t = 0.1)]
     pub profile_fraction: f64,
+    /// Where probe rows are measured: gpu (reductions on the GPU, a few small reads) or cpu
+    /// (the CPU twin, on a copy of every particle: slower, for checking and comparison).
+    #[arg(long, value_enum, default_value = "gpu")]
+    pub probes: ProbeMode,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
@@ -58,7 +62,7 @@ pub struct RunArgs {
     pub checkpoint_every: u64,
     /// Continue the run in this folder from its checkpoint.bin, with its scene (the file it was
     /// run with) and settings, up to --steps (appending to probes.csv and the export series).
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["scene", "out", "every", "gauges", "velocities", "export", "export_every", "export_fps", "export_up", "export_boundary", "checkpoint_every", "profile_fraction", "overwrite"])]
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["scene", "out", "every", "gauges", "velocities", "export", "export_every", "export_fps", "export_up", "export_boundary", "checkpoint_every", "profile_fraction", "probes", "overwrite"])]
     pub resume: Option<PathBuf>,
     /// Clear the files of an earlier run in --out first (probes.csv, profile.csv, run.json,
     /// leaks.csv, checkpoint.bin, particles/); without it a folder holding a run is refused.
@@ -106,12 +110,26 @@ pub struct RunSettings {
     /// Checkpoint interval in steps (0 = only when interrupted).
     #[serde(default)]
     pub checkpoint_every: u64,
+    /// Where probe rows are measured (`--probes`).
+    #[serde(default)]
+    pub probes: ProbeMode,
     /// The particle export (None: none); in run.json under `export`.
     #[serde(skip)]
     pub export: Option<ExportSettings>,
     /// Draw a progress bar on stderr (how this process shows the run, not part of it).
     #[serde(skip)]
     pub progress: bool,
+}
+
+/// Where a run measures its probe rows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum ProbeMode {
+    /// On the GPU ([`crate::probes::measure_gpu`]).
+    #[default]
+    Gpu,
+    /// On the CPU, from a copy of every particle ([`crate::probes::measure`], the GPU's twin).
+    Cpu,
 }
 
 /// The settings under their former name (the validation cases build them as `RunConfig`).
@@ -200,6 +218,7 @@ impl RunSettings {
             velocities: vec![],
             profile_fraction: 0.1,
             checkpoint_every: 0,
+            probes: ProbeMode::Gpu,
             export: None,
             progress: false,
         }
@@ -230,6 +249,7 @@ impl RunSettings {
             velocities: args.velocities.clone(),
             profile_fraction: args.profile_fraction.clamp(0.0, 1.0),
             checkpoint_every: args.checkpoint_every,
+            probes: args.probes,
             export: (!args.export.is_empty()).then(|| ExportSettings {
                 formats: args.export.clone(),
                 every: if args.export_every == 0 { every } else { args.export_every },

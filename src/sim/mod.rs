@@ -15,7 +15,7 @@ pub mod layout;
 pub mod motion;
 pub mod objects;
 pub mod params;
-pub(crate) mod probes;
+pub mod probes;
 pub(crate) mod profiler;
 pub(crate) mod readback;
 pub(crate) mod reorder;
@@ -429,7 +429,7 @@ pub struct Sim {
     /// The step the initial state was at (a checkpoint's; 0 for a fresh one): `steps` counts
     /// from it.
     first_step: u64,
-    /// The GPU probes, made at the first probe row ([`Sim::measure_probes`]).
+    /// The GPU probes, made at the first probe row ([`Sim::read_probes`]).
     probes: Option<probes::GpuProbes>,
 }
 

@@ -427,7 +427,7 @@ wgsl_struct! {
     /// `shaders/probes.wgsl`; src/sim/probes.rs writes it).
     #[repr(C)]
     #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-    pub(crate) struct ProbeConfig {
+    pub struct ProbeConfig {
         /// Particle spacing s (m).
         pub spacing: f32,
         /// (0.999 h)²: neighbours are counted within 0.999 h ([`crate::probes::NEIGHBOUR_REACH`]).

@@ -1,11 +1,11 @@
-//! The GPU probes (`Sim::measure_probes`, `shaders/probes.wgsl`) against their CPU twin,
+//! The GPU probes (`probes::measure_gpu`: `Sim::read_probes`, `shaders/probes.wgsl`) against their CPU twin,
 //! `probes::measure` on a copy of the particles: every column of a probe row on a small dam
 //! break with slab, point and free-surface gauges, on steps with and without a reorder, WCSPH and
 //! DFSPH; and a probe row leaves the run as it was (deterministic mode: the same particles, bit
 //! for bit, as a run without probes).
 
 use crate::common;
-use rillet::probes::{ProbeRow, ProbeSetup, measure};
+use rillet::probes::{ProbeRow, ProbeSetup, measure, measure_gpu};
 use rillet::scene::Scene;
 
 /// A 0.12 × 0.16 × 0.1 m block at spacing 0.02 (480 particles) collapsing in a 0.4 m tank, and
@@ -71,7 +71,7 @@ fn compare(scene: &Scene, steps: u64, every: u64, what: &str) {
         if step % every == 0 || step == steps {
             let p = sim.read_particles().unwrap();
             let cpu = measure(&setup, &p, step, 0.0);
-            let gpu = sim.measure_probes(&setup, step, 0.0).unwrap();
+            let gpu = measure_gpu(&mut sim, &setup, step, 0.0).unwrap();
             same_row(&gpu, &cpu, &format!("{what}, step {step}"));
             wet_surface += cpu.gauges[7..].iter().filter(|&&g| g > 0.0).count();
             spray += cpu.spray;
@@ -104,7 +104,7 @@ fn a_probe_row_leaves_the_run_as_it_was() {
         let setup = setup(&sim);
         for step in 0..30 {
             if probe && step % 5 == 0 {
-                sim.measure_probes(&setup, step, 0.0).unwrap();
+                measure_gpu(&mut sim, &setup, step, 0.0).unwrap();
             }
             sim.run(1);
         }

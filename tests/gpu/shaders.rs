@@ -194,7 +194,8 @@ fn every_shared_struct_has_the_rust_layout_in_wgsl() {
             "Diagnostics",
             "ScanParams",
             "BodyMotion",
-            "BodyState"
+            "BodyState",
+            "ProbeConfig"
         ]
     );
     for (module, layout) in &layouts {
