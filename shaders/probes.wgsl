@@ -151,7 +151,9 @@ fn row_of(i: u32) -> Row {
     var acc = Acc(x, 0u, 0.0);
     neighbour_loop(x, &acc);
     let n = f32(acc.count);
-    let err = abs(rho * params.inv_rest_density - 1.0);
+    // ρ − ρ0 exact in f32 where the two are close (ρ/ρ0 − 1 would add the rounding of 1/ρ0)
+    let excess = (rho - params.rest_density) * params.inv_rest_density;
+    let err = abs(excess);
     let top = unordered(atomicLoad(&probe_bins[column_of(x)]));
     let interior = top + 0.5 * probe_config.spacing - x.y >= params.h;
     let lo = params.domain_min;
@@ -162,7 +164,7 @@ fn row_of(i: u32) -> Row {
     var r: Row;
     r.a = vec4<f32>(1.0, err, select(0.0, 1.0, n < probe_config.spray_below), select(0.0, 1.0, out));
     r.b = vec4<f32>(0.5 * m * v2, -m * dot(params.gravity, x - lo), m * elastic_per_mass(rho), m * v.x);
-    r.c = vec4<f32>(m * v.y, m * v.z, err, max(rho * params.inv_rest_density - 1.0, 0.0));
+    r.c = vec4<f32>(m * v.y, m * v.z, err, max(excess, 0.0));
     r.d = vec4<f32>(select(0.0, err, interior), select(0.0, err, n >= probe_config.bulk_min), sqrt(v2),
                     -min(min(wall.x, wall.y), wall.z));
     return r;

@@ -11,8 +11,8 @@
 set -uo pipefail
 bin=${1:?rillet binary}; out=${2:?output folder}
 mkdir -p "$out"
-run() { # name every probes profile-fraction
-  "$bin" run scenes/bench_1m.ron --steps 400 --every "$2" --probes "$3" --profile-fraction "$4" --quiet --overwrite --out "$out/$1" > "$out/$1.log" 2>&1
+run() { # name every probes profile-fraction [scene]
+  "$bin" run "${5:-scenes/bench_1m.ron}" --steps 400 --every "$2" --probes "$3" --profile-fraction "$4" --quiet --overwrite --out "$out/$1" > "$out/$1.log" 2>&1
   echo "$1: exit $?"
 }
 run gpu_400 400 gpu 0
@@ -20,6 +20,8 @@ run gpu_10 10 gpu 0
 run cpu_400 400 cpu 0
 run cpu_10 10 cpu 0
 run gpu_10_profile 10 gpu 0.1
+run gpu_10_4m 10 gpu 0 scenes/studies/bench_4m.ron
+run cpu_10_4m 10 cpu 0 scenes/studies/bench_4m.ron
 sed 's/diagnostics: true,/diagnostics: true, deterministic: true,/' scenes/bench_1m.ron > scenes/.probe_cost_det.ron
 for p in gpu cpu; do
   "$bin" run scenes/.probe_cost_det.ron --steps 200 --every 20 --probes $p --quiet --overwrite --out "$out/det_$p" > "$out/det_$p.log" 2>&1
@@ -36,6 +38,9 @@ for probes in ("gpu", "cpu"):
     a, b = outside(f"{probes}_400"), outside(f"{probes}_10")
     print(f"{probes}: outside stepping {a[0]:.3f} s (2 rows) and {b[0]:.3f} s (41 rows): {(b[0] - a[0]) / 39 * 1000:.1f} ms a row "
           f"(wall {a[1]:.2f} / {b[1]:.2f} s, stepping {a[2]:.2f} / {b[2]:.2f} s)")
+for name in ("gpu_400", "gpu_10", "cpu_400", "cpu_10", "gpu_10_profile", "gpu_10_4m", "cpu_10_4m"):
+    r = json.load(open(f"{out}/{name}/run.json"))
+    print(f"{name}: run.json probe_seconds {r['probe_seconds']:.4f} s, {r['probe_ms_per_row']:.2f} ms a row")
 p = outside("gpu_10_profile")
 print(f"gpu, default profile fraction: outside stepping {p[0]:.3f} s for 41 rows, 5 of them with a copy of the particles")
 rows = lambda name: list(csv.DictReader(open(f"{out}/{name}/probes.csv")))

@@ -121,6 +121,14 @@ pub struct RunMeta {
     /// comparable to `rillet bench`'s GPU time per step.
     #[serde(default)]
     pub stepping_ms_per_step: f64,
+    /// Wall-clock seconds spent on the probe rows: their measures (on the GPU, or the CPU twin
+    /// with `--probes cpu`) and the copies of the particles read for them alone (not those an
+    /// export or a checkpoint read anyway).
+    #[serde(default)]
+    pub probe_seconds: f64,
+    /// Wall-clock milliseconds per probe row of `probe_seconds`.
+    #[serde(default)]
+    pub probe_ms_per_row: f64,
     /// How the run ended: "completed", or why it stopped early (a blow-up, an interruption).
     #[serde(default = "completed")]
     pub outcome: Outcome,

@@ -184,6 +184,10 @@ pub(crate) struct RunLoop<'a> {
     sim_time: f64,
     /// Wall time spent stepping.
     stepping: Duration,
+    /// Wall time spent on probe rows ([`RunMeta::probe_seconds`](super::RunMeta)), and the rows
+    /// this run measured.
+    probing: Duration,
+    probe_rows: u64,
 }
 
 /// Runs `scene` for `cfg.steps` steps, probing every `cfg.every`; with `out`, writes
@@ -293,6 +297,8 @@ impl<'a> RunLoop<'a> {
             stopped: None,
             sim_time: state.time,
             stepping: Duration::ZERO,
+            probing: Duration::ZERO,
+            probe_rows: 0,
         };
         run.introduce(&state);
         let meta = run.meta_at_start(scene_label, scene_file, &state);
@@ -373,6 +379,8 @@ impl<'a> RunLoop<'a> {
             ms_per_step: 0.0,
             stepping_seconds: 0.0,
             stepping_ms_per_step: 0.0,
+            probe_seconds: 0.0,
+            probe_ms_per_row: 0.0,
             outcome: Outcome::Running,
             steps_done: self.step,
             warnings: vec![],
@@ -428,6 +436,7 @@ impl<'a> RunLoop<'a> {
         let particles = export || checkpoint || (probe && (cpu_probes || self.schedule.profile_due(step) || !self.solids.is_empty()));
         // the diagnostics of this very step (with the particles in one copy): its time (the GPU
         // clock, for an adaptive dt), the probe row's counters and the checkpoint's
+        let read = Instant::now();
         let (p, d, bodies) = if particles {
             let (p, d) = self.sim.read_state().with_context(|| format!("step {step}: reading the state back"))?;
             let bodies = p.bodies.clone();
@@ -437,6 +446,7 @@ impl<'a> RunLoop<'a> {
                 self.sim.read_diagnostics_and_bodies().with_context(|| format!("step {step}: reading the diagnostics back"))?;
             (None, d, bodies)
         };
+        let read = read.elapsed();
         self.flush_sensors()?;
         let time = self.sim.time_at(step, &d);
         self.sim_time = time;
@@ -446,7 +456,12 @@ impl<'a> RunLoop<'a> {
             self.outputs.transforms(step, time, &poses)?;
         }
         if probe {
+            // the copy counts to the row when nothing else needed it
+            let copy = if export || checkpoint { Duration::ZERO } else { read };
+            let started = Instant::now();
             self.probe(p.as_ref(), &bodies, &d, time)?;
+            self.probing += copy + started.elapsed();
+            self.probe_rows += 1;
         }
         // never a checkpoint of a state that blew up: the last good one stays
         if self.stopped.is_none()
@@ -583,6 +598,8 @@ impl<'a> RunLoop<'a> {
             ms_per_step: wall * 1e3 / stepped,
             stepping_seconds: self.stepping.as_secs_f64(),
             stepping_ms_per_step: self.stepping.as_secs_f64() * 1e3 / stepped,
+            probe_seconds: self.probing.as_secs_f64(),
+            probe_ms_per_row: self.probing.as_secs_f64() * 1e3 / self.probe_rows.max(1) as f64,
             outcome: self.stopped.as_ref().map_or(Outcome::Completed, Outcome::from),
             steps_done: self.step,
             warnings: std::mem::take(&mut self.watch.warnings),
