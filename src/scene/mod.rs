@@ -47,12 +47,20 @@ pub enum SceneError {
 
 impl Scene {
     /// The pressure sensors' points and rate, for the simulation.
+    /// A disc sensor (`diameter` > 0) is sampled at the points of [`disc_points`], and its
+    /// reading is their mean.
     pub fn sensor_spec(&self) -> crate::sim::sensors::SensorSpec {
-        crate::sim::sensors::SensorSpec {
-            points: self.probes.sensors.iter().map(|s| s.at).collect(),
-            fill_min: self.probes.sensors.iter().map(|s| s.fill_min).collect(),
-            every: self.probes.sensor_every.max(1),
+        let mut spec = crate::sim::sensors::SensorSpec { every: self.probes.sensor_every.max(1), ..Default::default() };
+        for s in &self.probes.sensors {
+            let points = match s.normal {
+                Some(n) if s.diameter > 0.0 => disc_points(s.at, n, s.diameter),
+                _ => vec![s.at],
+            };
+            spec.members.push(points.len() as u32);
+            spec.fill_min.extend(std::iter::repeat_n(s.fill_min, points.len()));
+            spec.points.extend(points);
         }
+        spec
     }
 
     /// The names of the pressure sensors, in `sensors.csv`'s order.
@@ -552,5 +560,61 @@ mod tests {
         let bench = Scene::parse(include_str!("../../scenes/bench_1m.ron"), "scenes/bench_1m.ron").unwrap();
         assert_eq!(lattice::count_particles(&bench).0, 1_000_000);
         assert_eq!(bench.physics.pressure, Pressure::Stiffness(50000.0));
+    }
+}
+
+/// Lattice points across a disc sensor's face (docs/PHYSICS.md, "Sensors"): the centre `at`
+/// first, then every point `at + (i u + j v)·d/7` with i² + j² ≤ 12.25 (inside the disc of
+/// diameter d; 37 points), u and v orthonormal and perpendicular to `normal`. An even lattice,
+/// so their mean is the mean over the disc's area.
+pub fn disc_points(at: [f32; 3], normal: [f32; 3], diameter: f32) -> Vec<[f32; 3]> {
+    let n = glam::Vec3::from(normal).normalize();
+    // the axis least along n, crossed with it
+    let axis = if n.x.abs() <= n.y.abs() && n.x.abs() <= n.z.abs() {
+        glam::Vec3::X
+    } else if n.y.abs() <= n.z.abs() {
+        glam::Vec3::Y
+    } else {
+        glam::Vec3::Z
+    };
+    let u = n.cross(axis).normalize();
+    let v = n.cross(u);
+    let pitch = diameter / 7.0;
+    let centre = glam::Vec3::from(at);
+    let mut points = vec![at];
+    for j in -3i32..=3 {
+        for i in -3i32..=3 {
+            if (i, j) != (0, 0) && (i * i + j * j) as f32 <= 12.25 {
+                points.push((centre + (i as f32 * u + j as f32 * v) * pitch).to_array());
+            }
+        }
+    }
+    points
+}
+
+#[cfg(test)]
+mod disc_tests {
+    /// The disc's points: 37, the centre first, all on the plane through `at` perpendicular to
+    /// the normal, within the radius, their mean the centre (an even lattice).
+    #[test]
+    fn a_disc_sensor_samples_its_face_evenly() {
+        for normal in [[1.0, 0.0, 0.0], [0.0, -2.0, 0.0], [0.3, 0.4, -0.5]] {
+            let at = [0.1f32, 0.7, 0.25];
+            let points = super::disc_points(at, normal, 0.07);
+            assert_eq!(points.len(), 37);
+            assert_eq!(points[0], at);
+            let (c, n) = (glam::Vec3::from(at), glam::Vec3::from(normal).normalize());
+            let mut sum = glam::Vec3::ZERO;
+            for p in &points {
+                let d = glam::Vec3::from(*p) - c;
+                assert!(d.dot(n).abs() < 1e-6, "{normal:?}: {p:?} off the plane");
+                assert!(d.length() <= 0.035 + 1e-6, "{normal:?}: {p:?} outside the disc");
+                sum += d;
+            }
+            assert!((sum / 37.0).length() < 1e-6, "{normal:?}: the points' mean is off the centre");
+            // the outermost ring reaches √10 / 7 of the diameter from the centre
+            let far = points.iter().map(|p| (glam::Vec3::from(*p) - c).length()).fold(0.0, f32::max);
+            assert!((far - 0.07 * 10f32.sqrt() / 7.0).abs() < 1e-6, "{far}");
+        }
     }
 }

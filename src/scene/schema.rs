@@ -437,6 +437,15 @@ pub struct PressureSensor {
     /// water on the sensor (docs/PHYSICS.md, "Sensors").
     #[serde(default = "default_fill_min")]
     pub fill_min: f32,
+    /// The diameter (m) of the sensor's face, in [0, 1]: 0 (the default) measures at the point
+    /// `at`; more, a disc of this diameter centred on `at` and perpendicular to `normal`, whose
+    /// reading is the mean of the interpolation over it, as a transducer's membrane averages the
+    /// pressure on its area (docs/PHYSICS.md, "Sensors").
+    #[serde(default)]
+    pub diameter: f32,
+    /// The disc's normal (any length but 0); needed with a diameter.
+    #[serde(default)]
+    pub normal: Option<[f32; 3]>,
 }
 
 fn default_fill_min() -> f32 {

@@ -95,6 +95,12 @@ impl Scene {
                 v.finite(&format!("probes.sensors[{k}].at[{a}]"), s.at[a], "m")?;
             }
             v.finite(&format!("probes.sensors[{k}].fill_min"), s.fill_min, "")?;
+            v.finite(&format!("probes.sensors[{k}].diameter"), s.diameter, "m")?;
+            if let Some(n) = s.normal {
+                for a in 0..3 {
+                    v.finite(&format!("probes.sensors[{k}].normal[{a}]"), n[a], "")?;
+                }
+            }
         }
         v.finite("physics.spacing", p.spacing, "m")?;
         v.finite("physics.rest_density", p.rest_density, "kg/m³")?;
@@ -362,6 +368,17 @@ impl Scene {
             let ok = (0..3).all(|a| s.at[a] >= dmin[a] && s.at[a] <= dmax[a]);
             v.check(&format!("probes.sensors[{k}].at"), format!("({}, {}, {})", s.at[0], s.at[1], s.at[2]), ok, &inside)?;
             v.check(&format!("probes.sensors[{k}].fill_min"), s.fill_min, (0.01..=1.0).contains(&s.fill_min), "[0.01, 1]")?;
+            v.check(&format!("probes.sensors[{k}].diameter"), s.diameter, (0.0..=1.0).contains(&s.diameter), "[0, 1] m (0: a point)")?;
+            if s.diameter > 0.0 {
+                let normal = s.normal.unwrap_or([0.0; 3]);
+                let length = normal.iter().map(|c| c * c).sum::<f32>().sqrt();
+                v.check(
+                    &format!("probes.sensors[{k}].normal"),
+                    format!("{:?}", s.normal),
+                    length.is_finite() && length > 0.0,
+                    "a direction (x, y, z) of non-zero length: a sensor with a diameter is a disc perpendicular to it",
+                )?;
+            }
         }
         let every = self.probes.sensor_every;
         v.check("probes.sensor_every", every, (1..=1_000_000).contains(&every), "[1, 1000000] steps")?;

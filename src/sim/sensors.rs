@@ -25,11 +25,29 @@ pub struct SensorSpec {
     pub fill_min: Vec<f32>,
     /// A sample of the state every this many steps (at least 1), counted from step 0.
     pub every: u64,
+    /// How many of `points` each sensor reads, in order (a disc sensor many, whose reading is
+    /// their mean); empty: one each.
+    pub members: Vec<u32>,
 }
 
 impl SensorSpec {
     pub fn is_empty(&self) -> bool {
         self.points.is_empty()
+    }
+
+    /// Each sensor's range of `points`.
+    pub fn groups(&self) -> Vec<std::ops::Range<usize>> {
+        if self.members.is_empty() {
+            return (0..self.points.len()).map(|k| k..k + 1).collect();
+        }
+        let mut first = 0;
+        self.members
+            .iter()
+            .map(|&m| {
+                first += m as usize;
+                first - m as usize..first
+            })
+            .collect()
     }
 }
 
@@ -41,7 +59,8 @@ pub struct SensorRow {
     /// fixed one, as the probe rows).
     pub time: f64,
     /// Per sensor: the interpolated pressure (Pa), the fill (the kernel sum of the fluid there;
-    /// 0 in air, where the pressure is 0) and the fluid particles within h.
+    /// 0 in air, where the pressure is 0) and the fluid particles within h (of a disc sensor:
+    /// the means over its points, and the particles within h of its centre).
     pub values: Vec<SensorValue>,
 }
 
@@ -50,6 +69,20 @@ pub struct SensorValue {
     pub pressure: f32,
     pub fill: f32,
     pub neighbours: u32,
+}
+
+impl SensorValue {
+    /// A disc sensor's reading from its points' (the centre first): the means of the pressure
+    /// and the fill (summed in f64), the centre's neighbours. One point reads as itself.
+    pub fn mean(points: &[SensorValue]) -> SensorValue {
+        let n = points.len().max(1) as f64;
+        let mean = |f: fn(&SensorValue) -> f32| (points.iter().map(|p| f(p) as f64).sum::<f64>() / n) as f32;
+        SensorValue {
+            pressure: mean(|p| p.pressure),
+            fill: mean(|p| p.fill),
+            neighbours: points.first().map_or(0, |p| p.neighbours),
+        }
+    }
 }
 
 /// The pass: its walk, and DFSPH's pressure or Tait's.
@@ -69,6 +102,8 @@ pub(crate) struct SensorBuffers {
     /// Placeholders a WCSPH simulation binds as the DFSPH totals.
     pub no_totals: Option<wgpu::Buffer>,
     pub n: u32,
+    /// Each sensor's range of the points (`SensorSpec::groups`).
+    groups: Vec<std::ops::Range<usize>>,
     every: u64,
     /// The next step whose state is sampled.
     next: u64,
@@ -91,6 +126,7 @@ impl SensorBuffers {
             clock: shader::storage(device, "sensors.clock", RING_ROWS as u64 * 8),
             no_totals: (!dfsph).then(|| shader::storage(device, "sensors.no_totals", 16)),
             n,
+            groups: spec.groups(),
             every,
             next: from.div_ceil(every) * every,
             pending: Vec::new(),
@@ -186,10 +222,11 @@ impl Sim {
             .enumerate()
             .map(|(r, &step)| {
                 let clock = &words[(ring_bytes / 4) as usize + 2 * r..][..2];
-                let values = words[r * n * 4..(r + 1) * n * 4]
+                let points: Vec<SensorValue> = words[r * n * 4..(r + 1) * n * 4]
                     .chunks_exact(4)
                     .map(|v| SensorValue { pressure: v[0], fill: v[1], neighbours: v[2] as u32 })
                     .collect();
+                let values = s.groups.iter().map(|g| SensorValue::mean(&points[g.clone()])).collect();
                 let time = fixed_dt.map_or(clock[0] as f64 + clock[1] as f64, |dt| step as f64 * dt);
                 SensorRow { step, time, values }
             })

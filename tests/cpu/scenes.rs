@@ -237,6 +237,11 @@ fn bad_sensors() {
     assert_invalid("sensor_outside_domain.ron", "probes.sensors[1].at", "inside the domain: x in [0, 1], y in [0, 1], z in [0, 1] m");
     assert_invalid("sensor_name_twice.ron", "probes.sensors[1].name", "a name no other sensor has (probes.sensors[0] has it)");
     assert_invalid("sensor_every_zero.ron", "probes.sensor_every", "[1, 1000000] steps");
+    assert_invalid(
+        "sensor_disc_without_normal.ron",
+        "probes.sensors[0].normal",
+        "a direction (x, y, z) of non-zero length: a sensor with a diameter is a disc perpendicular to it",
+    );
 }
 
 #[test]
@@ -272,6 +277,7 @@ fn every_bad_scene_is_tested() {
         "open_face_twice.ron",
         "open_fluid_mesh.ron",
         "overlapping_blocks.ron",
+        "sensor_disc_without_normal.ron",
         "sensor_every_zero.ron",
         "sensor_name_twice.ron",
         "sensor_outside_domain.ron",

@@ -9,14 +9,15 @@ use rillet::scene::Scene;
 use rillet::sim::sensors::SensorRow;
 
 /// A small dam break (a 0.1 × 0.16 × 0.1 m block at spacing 0.02, 400 particles) with sensors
-/// on the wall behind it, in the water, at its free surface, and in air; reorder every 3 steps,
-/// a sensor row every 2.
+/// on the wall behind it, in the water, at its free surface, and in air, and a disc sensor 6 cm
+/// across on the wall; reorder every 3 steps, a sensor row every 2.
 fn sensed(physics: &str, grid: &str) -> Scene {
     common::scene(&format!(
         "(domain: (min: (0, 0, 0), max: (0.4, 0.3, 0.1)), fluid: [(min: (0, 0, 0), max: (0.1, 0.16, 0.1))],
           probes: (sensors: [(name: \"wall_low\", at: (0, 0.03, 0.05)), (name: \"wall_high\", at: (0, 0.11, 0.05)),
                              (name: \"inside\", at: (0.05, 0.05, 0.05)), (name: \"corner\", at: (0, 0, 0)),
-                             (name: \"surface\", at: (0.05, 0.16, 0.05), fill_min: 0.9), (name: \"air\", at: (0.3, 0.25, 0.05))],
+                             (name: \"surface\", at: (0.05, 0.16, 0.05), fill_min: 0.9), (name: \"air\", at: (0.3, 0.25, 0.05)),
+                             (name: \"wall_disc\", at: (0, 0.07, 0.05), diameter: 0.06, normal: (1, 0, 0))],
                    sensor_every: 2),
           physics: (spacing: 0.02{physics}), grid: (reorder_interval: 3{grid}))"
     ))
@@ -38,11 +39,21 @@ fn rows_and_twin(scene: &Scene, steps: u64) -> (Vec<SensorRow>, Vec<TwinRow>) {
         let p = sim.read_particles().unwrap();
         if step % 2 == 0 {
             let tait = |rho: f64| rillet::reference::tait_pressure(rho, rest, stiffness);
-            let readings = spec
+            let points: Vec<(f64, f64, u32)> = spec
                 .points
                 .iter()
                 .zip(&spec.fill_min)
                 .map(|(x, &f)| sensor_reading(x.map(|c| c as f64), f as f64, &p.pos_mass, &p.vel_rho, |j| p.pressure_at(j, tait), h))
+                .collect();
+            // a disc sensor reads the mean of its points (the centre's neighbours)
+            let readings = spec
+                .groups()
+                .into_iter()
+                .map(|g| {
+                    let n = g.len() as f64;
+                    let mean = |f: fn(&(f64, f64, u32)) -> f64| points[g.clone()].iter().map(f).sum::<f64>() / n;
+                    (mean(|r| r.0), mean(|r| r.1), points[g.start].2)
+                })
                 .collect();
             twin.push((step, readings));
         }
@@ -72,6 +83,8 @@ fn compare(scene: &Scene, steps: u64, what: &str) {
     assert!(at("inside").fill > 0.8 && at("inside").pressure > 0.0, "{what}: in the water {:?}", at("inside"));
     assert!(at("wall_low").fill > 0.3 && at("wall_low").fill < 0.7, "{what}: on the wall {:?}", at("wall_low"));
     assert_eq!((at("air").fill, at("air").pressure, at("air").neighbours), (0.0, 0.0, 0), "{what}: in air");
+    // the disc (37 points, 6 cm across on the wall) reads the water beside it
+    assert!(at("wall_disc").fill > 0.2 && at("wall_disc").pressure > 0.0, "{what}: the disc {:?}", at("wall_disc"));
     eprintln!("{what}: {} rows; worst |Δp| / ρ0·g·H {:.2e}, |Δfill| {:.2e}", rows.len(), worst.0, worst.1);
 }
 
