@@ -35,6 +35,55 @@ pub enum Format {
     VtkZlib,
     /// Binary little-endian PLY per frame.
     Ply,
+    /// A surface mesh of the fluid per frame (`.obj`): splashsurf's reconstruction
+    /// ([`SurfaceParams`]); the fluid alone, never the boundary.
+    Surface,
+}
+
+/// The surface reconstruction's parameters (splashsurf's marching cubes on the SPH density of
+/// the fluid particles), from the scene's spacing s: particle radius s/2, the kernel's support
+/// h = 2s (the simulation's), marching-cubes cells of `cube` particle radii, the surface where
+/// the density is `threshold` ρ0.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SurfaceParams {
+    pub spacing: f32,
+    pub rest_density: f32,
+    /// Cube edge in particle radii (default 0.5).
+    pub cube: f32,
+    /// Iso-density in units of ρ0 (default 0.6, splashsurf's).
+    pub threshold: f32,
+}
+
+impl SurfaceParams {
+    pub fn new(spacing: f32, rest_density: f32) -> Self {
+        Self { spacing, rest_density, cube: 0.5, threshold: 0.6 }
+    }
+}
+
+/// The surface mesh of a frame's fluid particles as Wavefront OBJ text (`v x y z`, `f a b c`,
+/// 1-based, counter-clockwise seen from outside); empty (a comment) for a frame without fluid.
+pub fn surface_obj(f: &Frame, p: &SurfaceParams) -> anyhow::Result<Vec<u8>> {
+    use splashsurf_lib::nalgebra::Vector3;
+    let positions: Vec<Vector3<f32>> = (0..f.len()).filter(|&i| f.kind[i] == 0).map(|i| Vector3::from(f.position[i])).collect();
+    let mut out = format!("# Rillet surface of the fluid, step {}, t = {} s\n", f.step, time_text(f.time));
+    if positions.is_empty() {
+        return Ok(out.into_bytes());
+    }
+    let radius = 0.5 * p.spacing;
+    let mut params = splashsurf_lib::Parameters::new(radius, 2.0 * p.spacing, p.cube * radius);
+    params.rest_density = p.rest_density;
+    params.iso_surface_threshold = p.threshold;
+    let surface = splashsurf_lib::reconstruct_surface::<i64, f32>(&positions, &params)
+        .map_err(|e| anyhow::anyhow!("surface reconstruction of step {}: {e}", f.step))?;
+    let mesh = &surface.mesh;
+    use std::fmt::Write;
+    for v in &mesh.vertices {
+        let _ = writeln!(out, "v {} {} {}", v.x, v.y, v.z);
+    }
+    for t in &mesh.triangles {
+        let _ = writeln!(out, "f {} {} {}", t[0] + 1, t[1] + 1, t[2] + 1);
+    }
+    Ok(out.into_bytes())
 }
 
 /// Which axis is up in the exported files: Rillet's own y (the scene's coordinates), or z, for
@@ -411,6 +460,7 @@ impl Exporter {
         series: [Vec<(f64, String)>; 2],
         objects: std::sync::Arc<ObjectMap>,
         boundary_moves: bool,
+        surface: SurfaceParams,
     ) -> anyhow::Result<Self> {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         write_whole(&dir.join(OBJECTS_FILE), objects.csv().as_bytes())?;
@@ -418,7 +468,7 @@ impl Exporter {
         let (dir, formats) = (dir.to_path_buf(), formats.to_vec());
         let writer = std::thread::Builder::new()
             .name("rillet-export".into())
-            .spawn(move || write_frames(&dir, &formats, series, &objects, boundary_moves, rx))
+            .spawn(move || write_frames(&dir, &formats, series, &objects, boundary_moves, &surface, rx))
             .context("cannot start the export thread")?;
         Ok(Self { tx: Some(tx), writer: Some(writer), waited: Duration::ZERO })
     }
@@ -474,6 +524,7 @@ fn write_frames(
     mut series: [Vec<(f64, String)>; 2],
     objects: &ObjectMap,
     boundary_moves: bool,
+    surface: &SurfaceParams,
     rx: Receiver<Job>,
 ) -> anyhow::Result<ExportStats> {
     let mut stats = ExportStats::default();
@@ -492,9 +543,9 @@ fn write_frames(
         }
         let (fluid, boundary) = frame.split_boundary();
         let t = Instant::now();
-        write_frame(dir, formats, &fluid, Series::Particles, &mut series[0], &mut stats)?;
+        write_frame(dir, formats, &fluid, Series::Particles, &mut series[0], surface, &mut stats)?;
         if !boundary.is_empty() && (boundary_moves || !boundary_written) {
-            write_frame(dir, formats, &boundary, Series::Boundary, &mut series[1], &mut stats)?;
+            write_frame(dir, formats, &boundary, Series::Boundary, &mut series[1], surface, &mut stats)?;
             boundary_written = true;
         }
         stats.frames += 1;
@@ -510,6 +561,7 @@ fn write_frame(
     frame: &Frame,
     which: Series,
     series: &mut Vec<(f64, String)>,
+    surface: &SurfaceParams,
     stats: &mut ExportStats,
 ) -> anyhow::Result<()> {
     let stem = frame.stem(which);
@@ -518,6 +570,9 @@ fn write_frame(
             Format::Vtk => (format!("{stem}.vtu"), vtu(frame)),
             Format::VtkZlib => (format!("{stem}.vtu"), vtu_zlib(frame)),
             Format::Ply => (format!("{stem}.ply"), ply(frame)),
+            // the water's surface: the fluid's series only
+            Format::Surface if which == Series::Particles => (format!("surface-{:08}.obj", frame.step), surface_obj(frame, surface)?),
+            Format::Surface => continue,
         };
         write_whole(&dir.join(&name), &bytes)?;
         stats.bytes += bytes.len() as u64;

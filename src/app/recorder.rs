@@ -139,7 +139,10 @@ impl Recorder {
             let time = sim.time_at(tag.step, &diag);
             let poses = crate::sim::motion::poses_now(&self.motions, time, &tag.copy.bodies(&bytes));
             if self.exporter.is_none() {
-                match Exporter::start(&self.dir, &self.formats, [vec![], vec![]], sim.objects().clone(), sim.has_moving_solids()) {
+                let params = sim.params();
+                let spacing = params.h / crate::physics::SUPPORT_OVER_SPACING;
+                let surface = crate::export::SurfaceParams::new(spacing, params.rest_density);
+                match Exporter::start(&self.dir, &self.formats, [vec![], vec![]], sim.objects().clone(), sim.has_moving_solids(), surface) {
                     Ok(e) => self.exporter = Some(e),
                     Err(e) => {
                         self.fail(format!("{e:#}"));

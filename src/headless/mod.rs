@@ -240,6 +240,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     check_gauges(&scene, &args.gauges)?;
     settings::check_export_fps(&scene, &scene_path.display().to_string(), args.export_fps)?;
     crate::export::check_formats(&args.export)?;
+    settings::check_surface(args.surface_cube, args.surface_threshold)?;
     let _lock = lock_run_folder(&args.out)?;
     resume::clear_or_refuse(&args.out, args.overwrite)?;
     let gpu = Gpu::headless()?;

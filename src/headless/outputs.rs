@@ -196,6 +196,7 @@ impl Outputs {
         sensor_names: &[String],
         export: Option<&super::ExportSettings>,
         objects: std::sync::Arc<crate::sim::objects::ObjectMap>,
+        surface: crate::export::SurfaceParams,
         resumed: Option<u64>,
     ) -> anyhow::Result<(Self, Vec<ProbeRow>)> {
         let Some(dir) = dir else {
@@ -234,7 +235,7 @@ impl Outputs {
                     None => Ok(vec![]),
                 };
                 let series = [read(crate::export::Series::Particles)?, read(crate::export::Series::Boundary)?];
-                Some(Exporter::start(&dir.join(EXPORT_FOLDER), &e.formats, series, objects.clone(), with_bodies)?)
+                Some(Exporter::start(&dir.join(EXPORT_FOLDER), &e.formats, series, objects.clone(), with_bodies, surface)?)
             }
             None => None,
         };

@@ -264,6 +264,13 @@ impl<'a> RunLoop<'a> {
             &scene.sensor_names(),
             cfg.export.as_ref(),
             sim.objects().clone(),
+            cfg.export.as_ref().map_or(crate::export::SurfaceParams::new(scene.physics.spacing, scene.physics.rest_density), |e| {
+                crate::export::SurfaceParams {
+                    cube: e.surface_cube,
+                    threshold: e.surface_threshold,
+                    ..crate::export::SurfaceParams::new(scene.physics.spacing, scene.physics.rest_density)
+                }
+            }),
             resumed,
         )?;
         let label = if scene.name.is_empty() { scene_label.to_string() } else { scene.name.clone() };
@@ -635,7 +642,15 @@ mod tests {
         let mut s = RunSettings::new(100);
         s.every = 30;
         s.checkpoint_every = 25;
-        s.export = Some(super::super::ExportSettings { formats: vec![], every: 40, boundary: false, fps: None, up: crate::export::Up::Y });
+        s.export = Some(super::super::ExportSettings {
+            formats: vec![],
+            every: 40,
+            boundary: false,
+            fps: None,
+            up: crate::export::Up::Y,
+            surface_cube: 0.5,
+            surface_threshold: 0.6,
+        });
         let sched = Schedule::new(&s, 0.001);
         let mut stops = vec![0];
         while *stops.last().unwrap() < 100 {

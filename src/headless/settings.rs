@@ -40,9 +40,18 @@ pub struct RunArgs {
     #[arg(long)]
     pub quiet: bool,
     /// Export particle frames into OUT/particles/ in these formats: vtk (.vtu per frame and
-    /// particles.pvd), vtk-zlib (the same, compressed), ply (binary PLY per frame).
+    /// particles.pvd), vtk-zlib (the same, compressed), ply (binary PLY per frame), surface (a
+    /// surface mesh of the fluid per frame, surface-SSSSSSSS.obj: splashsurf's reconstruction).
     #[arg(long, value_delimiter = ',')]
     pub export: Vec<crate::export::Format>,
+    /// --export surface: marching-cubes cell edge in particle radii (half spacings), in
+    /// [0.1, 4]: smaller is finer and slower.
+    #[arg(long, default_value_t = 0.5, requires = "export")]
+    pub surface_cube: f32,
+    /// --export surface: the surface where the fluid's SPH density is this fraction of ρ0, in
+    /// [0.1, 1].
+    #[arg(long, default_value_t = 0.6, requires = "export")]
+    pub surface_threshold: f32,
     /// Export every this many steps (0 = at every probe).
     #[arg(long, default_value_t = 0)]
     pub export_every: u64,
@@ -62,7 +71,7 @@ pub struct RunArgs {
     pub checkpoint_every: u64,
     /// Continue the run in this folder from its checkpoint.bin, with its scene (the file it was
     /// run with) and settings, up to --steps (appending to probes.csv and the export series).
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["scene", "out", "every", "gauges", "velocities", "export", "export_every", "export_fps", "export_up", "export_boundary", "checkpoint_every", "profile_fraction", "probes", "overwrite"])]
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["scene", "out", "every", "gauges", "velocities", "export", "export_every", "export_fps", "export_up", "export_boundary", "surface_cube", "surface_threshold", "checkpoint_every", "profile_fraction", "probes", "overwrite"])]
     pub resume: Option<PathBuf>,
     /// Clear the files of an earlier run in --out first (probes.csv, profile.csv, run.json,
     /// leaks.csv, checkpoint.bin, particles/); without it a folder holding a run is refused.
@@ -149,6 +158,32 @@ pub struct ExportSettings {
     /// The files' up axis (`--export-up`).
     #[serde(default)]
     pub up: crate::export::Up,
+    /// `--surface-cube` and `--surface-threshold` (surface meshes).
+    #[serde(default = "default_surface_cube")]
+    pub surface_cube: f32,
+    #[serde(default = "default_surface_threshold")]
+    pub surface_threshold: f32,
+}
+
+fn default_surface_cube() -> f32 {
+    0.5
+}
+
+fn default_surface_threshold() -> f32 {
+    0.6
+}
+
+/// `--surface-cube` and `--surface-threshold` in their ranges.
+pub fn check_surface(cube: f32, threshold: f32) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        (0.1..=4.0).contains(&cube),
+        "--surface-cube {cube} is out of range: allowed [0.1, 4] particle radii (the marching-cubes cell edge)"
+    );
+    anyhow::ensure!(
+        (0.1..=1.0).contains(&threshold),
+        "--surface-threshold {threshold} is out of range: allowed [0.1, 1] (the surface's density, in units of the rest density)"
+    );
+    Ok(())
 }
 
 /// The steps of the frames `fps` frames per simulated second make with a fixed `dt`: frame k at
@@ -256,6 +291,8 @@ impl RunSettings {
                 boundary: args.export_boundary,
                 fps: args.export_fps,
                 up: args.export_up,
+                surface_cube: args.surface_cube,
+                surface_threshold: args.surface_threshold,
             }),
             progress: !args.quiet,
         }

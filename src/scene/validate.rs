@@ -97,8 +97,8 @@ impl Scene {
             v.finite(&format!("probes.sensors[{k}].fill_min"), s.fill_min, "")?;
             v.finite(&format!("probes.sensors[{k}].diameter"), s.diameter, "m")?;
             if let Some(n) = s.normal {
-                for a in 0..3 {
-                    v.finite(&format!("probes.sensors[{k}].normal[{a}]"), n[a], "")?;
+                for (a, c) in n.iter().enumerate() {
+                    v.finite(&format!("probes.sensors[{k}].normal[{a}]"), *c, "")?;
                 }
             }
         }

@@ -77,11 +77,7 @@ impl SensorValue {
     pub fn mean(points: &[SensorValue]) -> SensorValue {
         let n = points.len().max(1) as f64;
         let mean = |f: fn(&SensorValue) -> f32| (points.iter().map(|p| f(p) as f64).sum::<f64>() / n) as f32;
-        SensorValue {
-            pressure: mean(|p| p.pressure),
-            fill: mean(|p| p.fill),
-            neighbours: points.first().map_or(0, |p| p.neighbours),
-        }
+        SensorValue { pressure: mean(|p| p.pressure), fill: mean(|p| p.fill), neighbours: points.first().map_or(0, |p| p.neighbours) }
     }
 }
 
