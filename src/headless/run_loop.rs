@@ -417,7 +417,7 @@ impl<'a> RunLoop<'a> {
         // the last state's sensor row: no step follows to sample it
         self.sim.sample_sensors_now();
         self.flush_sensors()?;
-        self.finish(meta_at_start, t0.elapsed())
+        self.finish(meta_at_start, t0)
     }
 
     /// Reads the sensors' rows the GPU holds and appends them to sensors.csv.
@@ -590,10 +590,12 @@ impl<'a> RunLoop<'a> {
     }
 
     /// The closing files: the export finished, run.json with the results, profile.csv.
-    fn finish(mut self, meta_at_start: RunMeta, wall: Duration) -> anyhow::Result<RunResult> {
+    /// `started`: when the run began; its wall time ends once the export's writer has written
+    /// the last frame.
+    fn finish(mut self, meta_at_start: RunMeta, started: Instant) -> anyhow::Result<RunResult> {
         let export = self.outputs.finish_export(self.settings.export.as_ref())?;
         self.bar.finish();
-        let wall = wall.as_secs_f64();
+        let wall = started.elapsed().as_secs_f64();
         let stepped = (self.step - self.resumed.unwrap_or(0)).max(1) as f64;
         let (dt_min_seen, dt_max_seen, dt_mean) = dt_seen(&self.rows);
         let rows = std::mem::take(&mut self.rows);
