@@ -62,6 +62,7 @@ pub const FILES: &[(&str, &str)] = &[
     ("scan", include_str!("../shaders/scan.wgsl")),
     ("scatter", include_str!("../shaders/scatter.wgsl")),
     ("sensors", include_str!("../shaders/sensors.wgsl")),
+    ("solid_force", include_str!("../shaders/solid_force.wgsl")),
     ("solids", include_str!("../shaders/solids.wgsl")),
     ("solids_move", include_str!("../shaders/solids_move.wgsl")),
     ("sort_cells", include_str!("../shaders/sort_cells.wgsl")),

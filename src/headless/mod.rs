@@ -165,6 +165,9 @@ pub struct RunMeta {
     pub sensors: Vec<crate::scene::PressureSensor>,
     #[serde(default)]
     pub sensor_every: u64,
+    /// The scene's force sensors (`sensors.csv`'s columns after the pressure sensors').
+    #[serde(default)]
+    pub forces: Vec<crate::scene::ForceSensor>,
 }
 
 impl std::ops::Deref for RunMeta {

@@ -171,12 +171,13 @@ pub fn read_run(dir: &Path) -> anyhow::Result<RunResult> {
         .enumerate()
         .map(|(i, l)| ProfileBin::parse(l).with_context(|| format!("{}/profile.csv: bad line {}", dir.display(), i + 2)))
         .collect::<anyhow::Result<_>>()?;
-    let sensors = match meta.sensors.is_empty() {
+    let sensors = match meta.sensors.is_empty() && meta.forces.is_empty() {
         true => vec![],
         false => {
             let path = dir.join(crate::probes::sensors::FILE);
             let names: Vec<String> = meta.sensors.iter().map(|s| s.name.clone()).collect();
-            crate::probes::sensors::read(&read(crate::probes::sensors::FILE)?, &names)
+            let forces: Vec<String> = meta.forces.iter().map(|s| s.name.clone()).collect();
+            crate::probes::sensors::read(&read(crate::probes::sensors::FILE)?, &names, &forces)
                 .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
         }
     };

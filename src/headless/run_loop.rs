@@ -262,6 +262,7 @@ impl<'a> RunLoop<'a> {
             !scene.solids.is_empty(),
             scene.solids.iter().any(|s| s.moves()),
             &scene.sensor_names(),
+            &scene.force_names(),
             cfg.export.as_ref(),
             sim.objects().clone(),
             cfg.export.as_ref().map_or(crate::export::SurfaceParams::new(scene.physics.spacing, scene.physics.rest_density), |e| {
@@ -404,6 +405,7 @@ impl<'a> RunLoop<'a> {
             max_pressure_iterations_seen: 0,
             sensors: scene.probes.sensors.clone(),
             sensor_every: scene.probes.sensor_every,
+            forces: scene.probes.forces.clone(),
         }
     }
 

@@ -3,19 +3,29 @@
 //!
 //! Columns: `step`, `time_s` (s, from f64), then per sensor NAME `NAME_pa` (the interpolated
 //! pressure, Pa) and `NAME_fill` (the kernel sum of the fluid at the point: about 1 inside the
-//! water, ½ on a flat wall under water, 0 in air, where the pressure is 0). The values are f32
-//! written in their shortest form that reads back to the same bits.
+//! water, ½ on a flat wall under water, 0 in air, where the pressure is 0); then per force
+//! sensor NAME `NAME_fx_n`, `NAME_fy_n`, `NAME_fz_n` (the fluid's force on the solid, N) and
+//! `NAME_mx_nm`, `NAME_my_nm`, `NAME_mz_nm` (its moment about the sensor's point, N·m). The
+//! values are f32 written in their shortest form that reads back to the same bits.
 
 use crate::sim::sensors::{SensorRow, SensorValue};
 
 /// The file in a run folder.
 pub const FILE: &str = "sensors.csv";
 
-/// The header for sensors named `names`.
-pub fn header(names: &[String]) -> String {
+/// A force sensor's columns, in order.
+const FORCE_COLUMNS: [&str; 6] = ["fx_n", "fy_n", "fz_n", "mx_nm", "my_nm", "mz_nm"];
+
+/// The header for pressure sensors named `names` and force sensors named `forces`.
+pub fn header(names: &[String], forces: &[String]) -> String {
     let mut h = String::from("step,time_s");
     for n in names {
         h.push_str(&format!(",{n}_pa,{n}_fill"));
+    }
+    for n in forces {
+        for c in FORCE_COLUMNS {
+            h.push_str(&format!(",{n}_{c}"));
+        }
     }
     h
 }
@@ -26,18 +36,28 @@ pub fn line(row: &SensorRow) -> String {
     for v in &row.values {
         s.push_str(&format!(",{},{}", v.pressure, v.fill));
     }
+    for f in &row.forces {
+        for c in f {
+            s.push_str(&format!(",{c}"));
+        }
+    }
     s
 }
 
-/// The rows of a `sensors.csv` for sensors `names` (each row's values in that order; the
-/// neighbour counts, which the file does not hold, are 0). An error names the line.
-pub fn read(text: &str, names: &[String]) -> Result<Vec<SensorRow>, String> {
+/// The rows of a `sensors.csv` for pressure sensors `names` and force sensors `forces` (each
+/// row's values in that order; the neighbour counts, which the file does not hold, are 0). An
+/// error names the line.
+pub fn read(text: &str, names: &[String], forces: &[String]) -> Result<Vec<SensorRow>, String> {
     let mut r = csv::ReaderBuilder::new().from_reader(text.as_bytes());
     let head = r.headers().map_err(|e| format!("header: {e}"))?.clone();
     let col = |name: &str| head.iter().position(|h| h == name).ok_or_else(|| format!("no column `{name}`"));
     let (step_at, time_at) = (col("step")?, col("time_s")?);
     let cols: Vec<(usize, usize)> =
         names.iter().map(|n| Ok((col(&format!("{n}_pa"))?, col(&format!("{n}_fill"))?))).collect::<Result<_, String>>()?;
+    let force_cols: Vec<Vec<usize>> = forces
+        .iter()
+        .map(|n| FORCE_COLUMNS.iter().map(|c| col(&format!("{n}_{c}"))).collect::<Result<Vec<_>, String>>())
+        .collect::<Result<_, String>>()?;
     let mut rows = Vec::new();
     for (i, rec) in r.records().enumerate() {
         let line = i + 2;
@@ -49,7 +69,17 @@ pub fn read(text: &str, names: &[String]) -> Result<Vec<SensorRow>, String> {
             .iter()
             .map(|&(p, f)| Ok(SensorValue { pressure: num(p)? as f32, fill: num(f)? as f32, neighbours: 0 }))
             .collect::<Result<_, String>>()?;
-        rows.push(SensorRow { step, time: num(time_at)?, values });
+        let forces = force_cols
+            .iter()
+            .map(|cols| {
+                let mut f = [0.0f32; 6];
+                for (v, &k) in f.iter_mut().zip(cols) {
+                    *v = num(k)? as f32;
+                }
+                Ok(f)
+            })
+            .collect::<Result<_, String>>()?;
+        rows.push(SensorRow { step, time: num(time_at)?, values, forces });
     }
     Ok(rows)
 }
@@ -62,16 +92,29 @@ mod tests {
     fn rows_read_back_to_the_same_bits() {
         let names = vec!["P1".to_string(), "wall-2.a".to_string()];
         let v = |p: f32, f: f32| SensorValue { pressure: p, fill: f, neighbours: 0 };
+        let forces = vec!["box".to_string()];
         let rows = vec![
-            SensorRow { step: 0, time: 0.0, values: vec![v(0.0, 0.0), v(1.0e-7, 0.4999999)] },
-            SensorRow { step: 40, time: 0.016, values: vec![v(9810.123, 1.0000001), v(3.4e7, 0.5)] },
+            SensorRow { step: 0, time: 0.0, values: vec![v(0.0, 0.0), v(1.0e-7, 0.4999999)], forces: vec![[0.0; 6]] },
+            SensorRow {
+                step: 40,
+                time: 0.016,
+                values: vec![v(9810.123, 1.0000001), v(3.4e7, 0.5)],
+                forces: vec![[-1.5e-3, 88.28999, 0.1, 1.0e-9, -2.5, 3.0e4]],
+            },
         ];
-        let text = format!("{}\n{}\n", header(&names), rows.iter().map(line).collect::<Vec<_>>().join("\n"));
-        assert!(text.starts_with("step,time_s,P1_pa,P1_fill,wall-2.a_pa,wall-2.a_fill\n0,0.000000000,0,0,"), "{text}");
-        assert_eq!(read(&text, &names).unwrap(), rows);
-        let e = read(&text, &["P3".to_string()]).unwrap_err();
+        let text = format!("{}\n{}\n", header(&names, &forces), rows.iter().map(line).collect::<Vec<_>>().join("\n"));
+        assert!(
+            text.starts_with(
+                "step,time_s,P1_pa,P1_fill,wall-2.a_pa,wall-2.a_fill,box_fx_n,box_fy_n,box_fz_n,box_mx_nm,box_my_nm,box_mz_nm\n0,0.000000000,0,0,"
+            ),
+            "{text}"
+        );
+        assert_eq!(read(&text, &names, &forces).unwrap(), rows);
+        let e = read(&text, &["P3".to_string()], &[]).unwrap_err();
         assert!(e.contains("P3_pa"), "{e}");
-        let e = read(&format!("{text}80,x,1,1,1,1\n"), &names).unwrap_err();
+        let e = read(&text, &names, &["lid".to_string()]).unwrap_err();
+        assert!(e.contains("lid_fx_n"), "{e}");
+        let e = read(&format!("{text}80,x,1,1,1,1,1,1,1,1,1,1\n"), &names, &forces).unwrap_err();
         assert!(e.starts_with("line 4"), "{e}");
     }
 }

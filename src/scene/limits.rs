@@ -143,6 +143,9 @@ pub(crate) const MAX_SOLIDS: usize = 256;
 /// Pressure sensors a scene may have (one invocation each; a row of `sensors.csv` per sample).
 pub(crate) const MAX_SENSORS: usize = 4096;
 
+/// Force sensors a scene may have (a workgroup each to sum; six columns of `sensors.csv`).
+pub(crate) const MAX_FORCE_SENSORS: usize = 256;
+
 /// A mesh's scale factor.
 pub(crate) const MESH_SCALE: Limit<f32> = Limit::closed(1e-6, 1e6, "");
 

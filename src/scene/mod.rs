@@ -15,8 +15,8 @@ pub mod setup;
 pub(crate) mod validate;
 
 pub use schema::{
-    Aabb, DfsphSettings, Fluid, GridSettings, Meshes, Motion, Physics, Pressure, PressureSensor, Probes, Rotation, Scene, Solid, Solver,
-    TimeStep, Translation, Walls,
+    Aabb, DfsphSettings, Fluid, ForceSensor, GridSettings, Meshes, Motion, Physics, Pressure, PressureSensor, Probes, Rotation, Scene,
+    Solid, Solver, TimeStep, Translation, Walls,
 };
 pub use validate::MAX_PARTICLES;
 
@@ -66,6 +66,11 @@ impl Scene {
     /// The names of the pressure sensors, in `sensors.csv`'s order.
     pub fn sensor_names(&self) -> Vec<String> {
         self.probes.sensors.iter().map(|s| s.name.clone()).collect()
+    }
+
+    /// The names of the force sensors, in `sensors.csv`'s order (after the pressure sensors).
+    pub fn force_names(&self) -> Vec<String> {
+        self.probes.forces.iter().map(|s| s.name.clone()).collect()
     }
 
     /// Parses and validates a scene; `file` is only used in error messages.

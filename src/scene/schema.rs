@@ -452,6 +452,21 @@ fn default_fill_min() -> f32 {
     0.25
 }
 
+/// The force and moment of the fluid on a solid that does not move, sampled with the pressure
+/// sensors (docs/PHYSICS.md, "Forces on solids"). A moving solid's force is in `bodies.csv`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ForceSensor {
+    /// Its columns in `sensors.csv` are `{name}_fx_n` … `{name}_mz_nm`: letters, digits, `_`,
+    /// `-`, `.`; unique among the sensors.
+    pub name: String,
+    /// The solid, by its index in `solids` (a solid without `motion` or `floating`).
+    pub solid: usize,
+    /// The point the moment is taken about (m); default: the centre of the solid's bounding box.
+    #[serde(default)]
+    pub about: Option<[f32; 3]>,
+}
+
 /// Measurements `rillet run` records (the same as its flags; a flag given adds to these).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -470,11 +485,14 @@ pub struct Probes {
     pub sensors: Vec<PressureSensor>,
     /// A sensor row every this many steps (default 1: every step).
     pub sensor_every: u64,
+    /// The fluid's force and moment on fixed solids, sampled with the sensors into
+    /// `sensors.csv`.
+    pub forces: Vec<ForceSensor>,
 }
 
 impl Default for Probes {
     fn default() -> Self {
-        Self { gauges: vec![], point_gauges: vec![], surface_gauges: vec![], every: 0, sensors: vec![], sensor_every: 1 }
+        Self { gauges: vec![], point_gauges: vec![], surface_gauges: vec![], every: 0, sensors: vec![], sensor_every: 1, forces: vec![] }
     }
 }
 

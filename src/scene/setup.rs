@@ -200,8 +200,32 @@ pub fn build(scene: &Scene) -> InitialState {
         time: 0.0,
         kinematics: scene.kinematics(&shells, n_particles),
         objects: crate::sim::objects::ObjectMap::new(&fluid_counts, tank, &shell_counts, free as u32),
-        sensors: scene.sensor_spec(),
+        sensors: crate::sim::sensors::SensorSpec {
+            forces: force_specs(scene, &walls, &shells, n_particles - walls.len() - free as usize),
+            ..scene.sensor_spec()
+        },
     }
+}
+
+/// The force sensors' solids as the GPU sums them: each its shell's ids (`shells[i]`, ids of
+/// `walls[k − wall_base]`) and the point the moment is about (given, or the centre of the
+/// shell's bounding box).
+fn force_specs(scene: &Scene, walls: &[DVec3], shells: &[std::ops::Range<usize>], wall_base: usize) -> Vec<crate::sim::sensors::ForceSpec> {
+    scene
+        .probes
+        .forces
+        .iter()
+        .map(|f| {
+            let ids = shells[f.solid].clone();
+            let about = f.about.unwrap_or_else(|| {
+                let shell = &walls[ids.start - wall_base..ids.end - wall_base];
+                let lo = shell.iter().fold(DVec3::splat(f64::INFINITY), |a, v| a.min(*v));
+                let hi = shell.iter().fold(DVec3::splat(f64::NEG_INFINITY), |a, v| a.max(*v));
+                ((lo + hi) * 0.5).as_vec3().to_array()
+            });
+            crate::sim::sensors::ForceSpec { first: ids.start as u32, count: ids.len() as u32, about }
+        })
+        .collect()
 }
 
 /// The solver and time-step fields of the uniform block from the scene's physics

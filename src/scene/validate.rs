@@ -102,6 +102,13 @@ impl Scene {
                 }
             }
         }
+        for (k, f) in self.probes.forces.iter().enumerate() {
+            if let Some(about) = f.about {
+                for (a, c) in about.iter().enumerate() {
+                    v.finite(&format!("probes.forces[{k}].about[{a}]"), *c, "m")?;
+                }
+            }
+        }
         v.finite("physics.spacing", p.spacing, "m")?;
         v.finite("physics.rest_density", p.rest_density, "kg/m³")?;
         match p.pressure {
@@ -379,6 +386,38 @@ impl Scene {
                     "a direction (x, y, z) of non-zero length: a sensor with a diameter is a disc perpendicular to it",
                 )?;
             }
+        }
+        let forces = &self.probes.forces;
+        v.check(
+            "probes.forces",
+            forces.len(),
+            forces.len() <= limits::MAX_FORCE_SENSORS,
+            &format!("at most {} force sensors", limits::MAX_FORCE_SENSORS),
+        )?;
+        for (k, f) in forces.iter().enumerate() {
+            let field = format!("probes.forces[{k}].name");
+            let good = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
+            let ok = !f.name.is_empty() && f.name.len() <= 64 && f.name.chars().all(good);
+            v.check(&field, format!("{:?}", f.name), ok, "1 to 64 of the characters A–Z, a–z, 0–9, `_`, `-`, `.`")?;
+            if let Some(first) = sensors.iter().position(|o| o.name == f.name) {
+                v.check(&field, format!("{:?}", f.name), false, &format!("a name no other sensor has (probes.sensors[{first}] has it)"))?;
+            }
+            if let Some(first) = forces[..k].iter().position(|o| o.name == f.name) {
+                v.check(&field, format!("{:?}", f.name), false, &format!("a name no other sensor has (probes.forces[{first}] has it)"))?;
+            }
+            let field = format!("probes.forces[{k}].solid");
+            let n = self.solids.len();
+            let allowed = match n {
+                0 => "a solid's index in `solids`, which is empty".to_string(),
+                _ => format!("a solid's index in `solids`: [0, {}]", n - 1),
+            };
+            v.check(&field, f.solid, f.solid < n, &allowed)?;
+            v.check(
+                &field,
+                f.solid,
+                !self.solids[f.solid].moves(),
+                "a solid without `motion` or `floating` (a moving solid's force is in bodies.csv)",
+            )?;
         }
         let every = self.probes.sensor_every;
         v.check("probes.sensor_every", every, (1..=1_000_000).contains(&every), "[1, 1000000] steps")?;

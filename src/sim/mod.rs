@@ -172,6 +172,8 @@ crate::passes! {
         /// A simulation with pressure sensors (after the grid build of a step whose state is
         /// sampled).
         sensors: Option<Pass<Walk>>,
+        /// A simulation with force sensors (with the pressure sensors).
+        solid_force: Option<Pass<sensors::ForcePart>>,
     }
 }
 
@@ -186,6 +188,8 @@ struct Builds {
     moving: bool,
     /// sim.sensors.
     sensors: bool,
+    /// sim.solid_force.
+    forces: bool,
 }
 
 impl Passes {
@@ -203,7 +207,7 @@ impl Passes {
     /// The pipelines for `params`' solver and walls (DFSPH's passes; the no-slip terms), with
     /// or without what `b` names; not bound.
     fn new(device: &wgpu::Device, o: &SimOptions, params: &SimParams, b: Builds) -> Result<Self, KernelError> {
-        let Builds { lists, emitters, moving, sensors } = b;
+        let Builds { lists, emitters, moving, sensors, forces } = b;
         let cfg = o.kernel_config();
         let rows = o.order == CellOrder::Linear;
         let dfsph = params.solver == params::SOLVER_DFSPH;
@@ -231,6 +235,11 @@ impl Passes {
             emit: if emitters { Some(emit::EmitPasses::new(device, cfg)?) } else { None },
             dfsph: if dfsph { Some(dfsph::DfsphPasses::new(device, cfg, rows, lists)?) } else { None },
             sensors: if sensors { Some(sensors::new(device, cfg, rows, dfsph)?) } else { None },
+            solid_force: if forces {
+                Some(sensors::forces(device, cfg, rows, dfsph, no_slip, params.wall_approach_viscosity > 0.0)?)
+            } else {
+                None
+            },
         })
     }
 
@@ -292,7 +301,7 @@ fn named(cells: &CellBuffers, f: &Fixed, c: usize) -> Named {
         t.add("points", &points.buffer);
     }
     if let Some(s) = &f.sensors {
-        t.add("sensor_points", &s.points).add("sensor_out", &s.out);
+        t.add("sensor_points", &s.points).add("sensor_out", &s.out).add("force_sets", &s.force_sets).add("force_each", &s.force_each);
         if let Some(none) = &s.no_totals {
             t.add("warm_pressure", none).add("warm_divergence", none);
         }
@@ -482,7 +491,8 @@ impl Sim {
         let approach = params.wall_approach_viscosity > 0.0;
         let moving = !state.kinematics.is_empty();
         let sensing = !state.sensors.is_empty();
-        let builds = Builds { lists, emitters: !state.emitters.is_empty(), moving, sensors: sensing };
+        let builds =
+            Builds { lists, emitters: !state.emitters.is_empty(), moving, sensors: sensing, forces: !state.sensors.forces.is_empty() };
         let passes = Passes::checked(device, &options, &params, builds)?;
         // every allocation inside one scope: memory the device does not have is an error here
         // (buffers are created unmapped and written after the scope, never mapped while invalid)
@@ -716,6 +726,7 @@ impl Sim {
                 emitters: self.fixed.emit.is_some(),
                 moving: self.passes.move_solids.is_some(),
                 sensors: self.passes.sensors.is_some(),
+                forces: self.passes.solid_force.is_some(),
             };
             Some(Passes::checked(&self.device, &options, &self.params, b)?)
         } else {

@@ -8,7 +8,7 @@
 
 use super::buffers::read_recorded;
 use super::readback::ReadError;
-use super::shader::{self, KernelConfig, KernelError, Pass, Walk};
+use super::shader::{self, KernelConfig, KernelError, Pass, Variant, Walk};
 use super::{Sim, begin};
 
 /// Rows the GPU holds between two reads: a run reads them before the ring is full
@@ -28,11 +28,24 @@ pub struct SensorSpec {
     /// How many of `points` each sensor reads, in order (a disc sensor many, whose reading is
     /// their mean); empty: one each.
     pub members: Vec<u32>,
+    /// The solids whose force and moment the fluid exerts are sampled with the points.
+    pub forces: Vec<ForceSpec>,
+}
+
+/// A force sensor: a solid that does not move, by its boundary particles' ids, and the point
+/// its moment is about.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ForceSpec {
+    /// Its boundary particles are the ids `first..first + count`.
+    pub first: u32,
+    pub count: u32,
+    /// m.
+    pub about: [f32; 3],
 }
 
 impl SensorSpec {
     pub fn is_empty(&self) -> bool {
-        self.points.is_empty()
+        self.points.is_empty() && self.forces.is_empty()
     }
 
     /// Each sensor's range of `points`.
@@ -62,6 +75,9 @@ pub struct SensorRow {
     /// 0 in air, where the pressure is 0) and the fluid particles within h (of a disc sensor:
     /// the means over its points, and the particles within h of its centre).
     pub values: Vec<SensorValue>,
+    /// Per force sensor: the fluid's force on the solid (N) and its moment about the sensor's
+    /// point (N·m), `[fx, fy, fz, mx, my, mz]`.
+    pub forces: Vec<[f32; 6]>,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -86,12 +102,55 @@ pub(crate) fn new(device: &wgpu::Device, cfg: KernelConfig, rows: bool, dfsph: b
     Pass::new(device, &shader::SENSORS, cfg, &[("ROWS", shader::flag(rows)), ("DFSPH", shader::flag(dfsph))])
 }
 
+/// The parts of sim.solid_force (`shaders/solid_force.wgsl`'s `PART`): per boundary particle
+/// (a walk of the grid, after a reorder or not), and the sums per sensor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ForcePart {
+    Each(Walk),
+    Sum,
+}
+
+impl Variant for ForcePart {
+    const ALL: &'static [Self] = &[ForcePart::Each(Walk::Direct), ForcePart::Each(Walk::ThroughSorted), ForcePart::Sum];
+    fn constants(self) -> Vec<(&'static str, f64)> {
+        match self {
+            ForcePart::Each(w) => [vec![("PART", 0.0)], w.constants()].concat(),
+            ForcePart::Sum => vec![("PART", 1.0), ("USE_SORTED", 0.0)],
+        }
+    }
+}
+
+/// sim.solid_force, with the terms sph.force has: DFSPH's pressure or Tait's, the no-slip
+/// friction, the walls' approach viscosity.
+pub(crate) fn forces(
+    device: &wgpu::Device,
+    cfg: KernelConfig,
+    rows: bool,
+    dfsph: bool,
+    no_slip: bool,
+    approach: bool,
+) -> Result<Pass<ForcePart>, KernelError> {
+    let constants = [
+        ("ROWS", shader::flag(rows)),
+        ("DFSPH", shader::flag(dfsph)),
+        ("NO_SLIP", shader::flag(no_slip)),
+        ("WALL_APPROACH", shader::flag(approach)),
+    ];
+    Pass::new(device, &shader::SOLID_FORCE, cfg, &constants)
+}
+
 /// The sensors' buffers and what the CPU knows of the ring.
 pub(crate) struct SensorBuffers {
     pub points: wgpu::Buffer,
-    /// The pass's output, one `vec4` per sensor.
+    /// The passes' output: one `vec4` per point, then two per force sensor (force, moment).
     pub out: wgpu::Buffer,
-    /// [`RING_ROWS`] rows of `n` `vec4`.
+    /// The force sensors: two `vec4<u32>` each (first id, count, first of `force_each`, first
+    /// of `out`; the moment's point as bits), and a force and moment per boundary particle.
+    pub force_sets: wgpu::Buffer,
+    pub force_each: wgpu::Buffer,
+    /// Force sensors.
+    pub n_forces: u32,
+    /// [`RING_ROWS`] rows of `n + 2 n_forces` `vec4`.
     ring: wgpu::Buffer,
     /// [`RING_ROWS`] pairs of the clock's words (`time`, `time_lo`).
     clock: wgpu::Buffer,
@@ -113,12 +172,32 @@ impl SensorBuffers {
     /// is the first multiple of `every` at or after it); `dfsph`: the simulation has the totals.
     pub(crate) fn new(device: &wgpu::Device, spec: &SensorSpec, from: u64, dfsph: bool) -> Self {
         let n = spec.points.len() as u32;
-        let points: Vec<[f32; 4]> = spec.points.iter().zip(&spec.fill_min).map(|(p, &f)| [p[0], p[1], p[2], f]).collect();
+        let mut points: Vec<[f32; 4]> = spec.points.iter().zip(&spec.fill_min).map(|(p, &f)| [p[0], p[1], p[2], f]).collect();
+        if points.is_empty() {
+            // a placeholder the pass never reads (no dispatch without points)
+            points.push([0.0; 4]);
+        }
+        let n_forces = spec.forces.len() as u32;
+        let mut sets: Vec<[u32; 4]> = Vec::new();
+        let mut each = 0;
+        for (k, f) in spec.forces.iter().enumerate() {
+            sets.push([f.first, f.count, each, n + 2 * k as u32]);
+            sets.push([f.about[0].to_bits(), f.about[1].to_bits(), f.about[2].to_bits(), 0]);
+            each += f.count;
+        }
+        if sets.is_empty() {
+            sets.push([0, 0, 0, 0]);
+            sets.push([0; 4]);
+        }
+        let row = (n + 2 * n_forces) as u64 * 16;
         let every = spec.every.max(1);
         Self {
             points: shader::storage_init(device, "sensors.points", bytemuck::cast_slice(&points), wgpu::BufferUsages::empty()),
-            out: shader::storage(device, "sensors.out", n as u64 * 16),
-            ring: shader::storage(device, "sensors.ring", RING_ROWS as u64 * n as u64 * 16),
+            out: shader::storage(device, "sensors.out", row),
+            force_sets: shader::storage_init(device, "sensors.force_sets", bytemuck::cast_slice(&sets), wgpu::BufferUsages::empty()),
+            force_each: shader::storage(device, "sensors.force_each", each.max(1) as u64 * 32),
+            n_forces,
+            ring: shader::storage(device, "sensors.ring", RING_ROWS as u64 * row),
             clock: shader::storage(device, "sensors.clock", RING_ROWS as u64 * 8),
             no_totals: (!dfsph).then(|| shader::storage(device, "sensors.no_totals", 16)),
             n,
@@ -156,7 +235,7 @@ impl Sim {
     /// is built on set `set`, read as `walk` says).
     pub(crate) fn record_sensors(&mut self, encoder: &mut wgpu::CommandEncoder, set: usize, walk: Walk) {
         let step = self.absolute_step();
-        let Self { passes, fixed, profiler, max_dim, .. } = self;
+        let Self { passes, fixed, profiler, max_dim, params, options, .. } = self;
         let (Some(pass), Some(s)) = (&passes.sensors, &mut fixed.sensors) else { return };
         if step != s.next {
             return;
@@ -166,9 +245,16 @@ impl Sim {
             s.dropped += 1;
             return;
         }
-        pass.record(&mut begin(encoder, profiler, pass.label(), step), set, s.n, walk, *max_dim);
+        if s.n > 0 {
+            pass.record(&mut begin(encoder, profiler, pass.label(), step), set, s.n, walk, *max_dim);
+        }
+        if let (Some(forces), true) = (&passes.solid_force, s.n_forces > 0) {
+            let mut p = begin(encoder, profiler, forces.label(), step);
+            forces.record(&mut p, set, params.n_particles, ForcePart::Each(walk), *max_dim);
+            forces.record(&mut p, set, s.n_forces * options.workgroup_size, ForcePart::Sum, *max_dim);
+        }
         let row = s.pending.len() as u64;
-        let bytes = s.n as u64 * 16;
+        let bytes = (s.n + 2 * s.n_forces) as u64 * 16;
         encoder.copy_buffer_to_buffer(&s.out, 0, &s.ring, row * bytes, bytes);
         let time_word = std::mem::offset_of!(super::params::Diagnostics, time) as u64;
         encoder.copy_buffer_to_buffer(&fixed.diag, time_word, &s.clock, row * 8, 8);
@@ -204,7 +290,8 @@ impl Sim {
             return Ok(vec![]);
         }
         let rows = s.pending.len() as u64;
-        let ring_bytes = rows * s.n as u64 * 16;
+        let width = (s.n + 2 * s.n_forces) as usize;
+        let ring_bytes = rows * width as u64 * 16;
         let bytes = read_recorded(&self.device, &self.queue, ring_bytes + rows * 8, |enc, dst| {
             enc.copy_buffer_to_buffer(&s.ring, 0, dst, 0, ring_bytes);
             enc.copy_buffer_to_buffer(&s.clock, 0, dst, ring_bytes, rows * 8);
@@ -218,13 +305,13 @@ impl Sim {
             .enumerate()
             .map(|(r, &step)| {
                 let clock = &words[(ring_bytes / 4) as usize + 2 * r..][..2];
-                let points: Vec<SensorValue> = words[r * n * 4..(r + 1) * n * 4]
-                    .chunks_exact(4)
-                    .map(|v| SensorValue { pressure: v[0], fill: v[1], neighbours: v[2] as u32 })
-                    .collect();
+                let row = &words[r * width * 4..(r + 1) * width * 4];
+                let points: Vec<SensorValue> =
+                    row[..n * 4].chunks_exact(4).map(|v| SensorValue { pressure: v[0], fill: v[1], neighbours: v[2] as u32 }).collect();
                 let values = s.groups.iter().map(|g| SensorValue::mean(&points[g.clone()])).collect();
+                let forces = row[n * 4..].chunks_exact(8).map(|v| [v[0], v[1], v[2], v[4], v[5], v[6]]).collect();
                 let time = fixed_dt.map_or(clock[0] as f64 + clock[1] as f64, |dt| step as f64 * dt);
-                SensorRow { step, time, values }
+                SensorRow { step, time, values, forces }
             })
             .collect();
         if let Some(s) = self.fixed.sensors.as_mut() {
