@@ -81,11 +81,30 @@ fn finish() {
     // compensated sum (Kahan): time + time_lo carries what f32 alone would round away
     let sum_t = bitcast<f32>(atomicLoad(&diag[DIAG_TIME]));
     let lo = bitcast<f32>(atomicLoad(&diag[DIAG_TIME_LO]));
+    // a frame time ahead (an adaptive dt's --export-fps): the step that reaches it ends on it,
+    // the clock then reads it exactly; less than two steps before it, the step takes half
+    var lands = false;
+    if params.adaptive != 0u && params.frame_time > 0.0 {
+        let left = (params.frame_time - sum_t) - lo;
+        if left > 0.0 {
+            if left <= dt {
+                dt = left;
+                lands = true;
+            } else if left < 2.0 * dt {
+                dt = 0.5 * left;
+            }
+        }
+    }
     let y = dt + lo;
-    let t = sum_t + y;
+    var t = sum_t + y;
+    var t_lo = y - (t - sum_t);
+    if lands {
+        t = params.frame_time;
+        t_lo = 0.0;
+    }
     atomicStore(&diag[DIAG_DT], bitcast<u32>(dt));
     atomicStore(&diag[DIAG_TIME], bitcast<u32>(t));
-    atomicStore(&diag[DIAG_TIME_LO], bitcast<u32>(y - (t - sum_t)));
+    atomicStore(&diag[DIAG_TIME_LO], bitcast<u32>(t_lo));
     atomicStore(&diag[DIAG_MAX_SPEED], bitcast<u32>(max_speed));
     atomicStore(&diag[DIAG_DENSITY_ERROR], bitcast<u32>(mean));
     for (var k = 0u; k < 8u; k++) {

@@ -126,6 +126,22 @@ pub(crate) fn adaptive_dt(a: AdaptiveDt, max_speed: f64, max_acc: f64, last_dt: 
     dt.max(dt_min)
 }
 
+/// An adaptive dt against the next frame time (`rillet run --export-fps`; sim.time_step's rule):
+/// with `left` = frame time − clock, a step that would reach or pass the frame ends on it
+/// (`true`: the clock then reads the frame time), and one that would leave less than a step
+/// before it takes half of `left`, so the step that lands is not a sliver.
+pub(crate) fn toward_frame(dt: f64, left: f64) -> (f64, bool) {
+    if left <= 0.0 {
+        (dt, false)
+    } else if left <= dt {
+        (left, true)
+    } else if left < 2.0 * dt {
+        (0.5 * left, false)
+    } else {
+        (dt, false)
+    }
+}
+
 /// What [`adaptive_dt`] depends on besides the speeds and forces.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct AdaptiveDt {

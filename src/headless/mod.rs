@@ -241,7 +241,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let scene_path = args.scene.clone().expect("clap requires SCENE without --resume");
     let scene = Scene::load(&scene_path)?;
     check_gauges(&scene, &args.gauges)?;
-    settings::check_export_fps(&scene, &scene_path.display().to_string(), args.export_fps)?;
+    settings::check_export_fps(&scene, args.export_fps)?;
     crate::export::check_formats(&args.export)?;
     settings::check_surface(args.surface_cube, args.surface_threshold)?;
     let _lock = lock_run_folder(&args.out)?;

@@ -61,8 +61,11 @@ pub(crate) struct Schedule {
     pub probe_every: u64,
     /// An exported frame every this many steps (None: no export).
     pub export_every: Option<u64>,
-    /// Instead, the frames of `--export-fps` (a fixed dt).
+    /// Instead, the frames of `--export-fps` with a fixed dt: at the steps nearest them.
     pub export_frames: Option<super::settings::FrameSteps>,
+    /// Instead, the frames per simulated second of `--export-fps` with an adaptive dt: the
+    /// steps land on the frame times (sim.time_step), the run stops at each ([`FrameClock`]).
+    pub export_fps: Option<f64>,
     /// A checkpoint every this many steps (None: only when interrupted).
     pub checkpoint_every: Option<u64>,
     /// The probes from this step on add to the profile.
@@ -71,13 +74,16 @@ pub(crate) struct Schedule {
 
 impl Schedule {
     /// The schedule of `s` for a fixed `dt` (s; the frames of `--export-fps` need it).
-    pub(crate) fn new(s: &RunSettings, dt: f64) -> Self {
+    /// `dt`: None for an adaptive one.
+    pub(crate) fn new(s: &RunSettings, dt: Option<f64>) -> Self {
         let steps = s.steps;
+        let fps = s.export.as_ref().and_then(|e| e.fps);
         Self {
             steps,
             probe_every: s.every.max(1),
             export_every: s.export.as_ref().filter(|e| e.fps.is_none()).map(|e| e.every.max(1)),
-            export_frames: s.export.as_ref().and_then(|e| e.fps).map(|f| super::settings::FrameSteps::new(f, dt)),
+            export_frames: fps.zip(dt).map(|(f, dt)| super::settings::FrameSteps::new(f, dt)),
+            export_fps: fps.filter(|_| dt.is_none()),
             checkpoint_every: (s.checkpoint_every > 0).then_some(s.checkpoint_every),
             profile_from: steps - ((steps as f64 * s.profile_fraction) as u64).min(steps),
         }
@@ -92,10 +98,11 @@ impl Schedule {
         Self::every(step, self.probe_every) || step == self.steps || interrupted
     }
 
-    /// An exported frame at `step` (as a probe row, at the export's interval).
-    pub(crate) fn export_due(&self, step: u64, interrupted: bool) -> bool {
-        let frame = self.export_frames.is_some_and(|f| f.is_frame(step));
-        let exporting = self.export_every.is_some() || self.export_frames.is_some();
+    /// An exported frame at `step` (as a probe row, at the export's interval); `on_frame`: the
+    /// clock is on a frame time of an adaptive dt's `--export-fps`.
+    pub(crate) fn export_due(&self, step: u64, interrupted: bool, on_frame: bool) -> bool {
+        let frame = self.export_frames.is_some_and(|f| f.is_frame(step)) || on_frame;
+        let exporting = self.export_every.is_some() || self.export_frames.is_some() || self.export_fps.is_some();
         exporting && (frame || self.export_every.is_some_and(|k| Self::every(step, k)) || step == self.steps || interrupted)
     }
 
@@ -118,6 +125,59 @@ impl Schedule {
             .flatten()
             .map(next)
             .fold(self.steps.min(frame), u64::min)
+    }
+}
+
+/// The frames of `--export-fps F` with an adaptive dt: frame k at k/F s. The GPU's clock lands
+/// on each (sim.time_step, from `SimParams::frame_time`); the run steps towards it in batches
+/// short enough not to pass it, reading the clock after each.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FrameClock {
+    fps: f64,
+    /// The next frame.
+    next: u64,
+}
+
+impl FrameClock {
+    /// The frames after a start at `time` (the first one at or after it).
+    pub(crate) fn new(fps: f64, time: f64) -> Self {
+        let mut c = Self { fps, next: (time * fps).floor().max(0.0) as u64 };
+        while (c.target() as f64) < time {
+            c.next += 1;
+        }
+        c
+    }
+
+    /// The next frame's time as the GPU's clock reads it.
+    pub(crate) fn target(&self) -> f32 {
+        (self.next as f64 / self.fps) as f32
+    }
+
+    /// Its time, s (from f64: what the export writes).
+    pub(crate) fn time(&self) -> f64 {
+        self.next as f64 / self.fps
+    }
+
+    /// Whether a clock reading `clock` is on the next frame (or past it).
+    pub(crate) fn reached(&self, clock: f64) -> bool {
+        clock >= self.target() as f64
+    }
+
+    /// Steps that cannot pass the next frame from `clock`, the last step's being `last_dt`:
+    /// each step's dt is at most DT_GROWTH times the last, at most `dt_max` and at least
+    /// `dt_min` (sim.time_step's bounds); at least 1 (the step that would pass it lands on it).
+    pub(crate) fn safe_steps(&self, clock: f64, last_dt: f64, dt_min: f64, dt_max: f64) -> u64 {
+        let mut left = (self.target() as f64 - clock) * (1.0 - 1e-4);
+        let (mut dt, mut n) = (last_dt, 0u64);
+        loop {
+            dt = (dt * crate::physics::DT_GROWTH).min(dt_max).max(dt_min);
+            // a step within two of the frame may be halved towards it: count it as a full one
+            if 2.0 * dt > left || n >= 1 << 20 {
+                return n.max(1);
+            }
+            left -= dt;
+            n += 1;
+        }
     }
 }
 
@@ -188,6 +248,9 @@ pub(crate) struct RunLoop<'a> {
     /// this run measured.
     probing: Duration,
     probe_rows: u64,
+    /// An adaptive dt's `--export-fps`: the next frame, and whether the clock is on it.
+    frames: Option<FrameClock>,
+    on_frame: bool,
 }
 
 /// Runs `scene` for `cfg.steps` steps, probing every `cfg.every`; with `out`, writes
@@ -286,7 +349,9 @@ impl<'a> RunLoop<'a> {
             bar: Progress::new(&label, cfg.steps, cfg.progress).starting_at(resumed.unwrap_or(0)),
             label,
             settings: cfg,
-            schedule: Schedule::new(cfg, sim.fixed_dt()),
+            schedule: Schedule::new(cfg, (!sim.is_adaptive()).then(|| sim.fixed_dt())),
+            frames: cfg.export.as_ref().and_then(|e| e.fps).filter(|_| sim.is_adaptive()).map(|f| FrameClock::new(f, state.time)),
+            on_frame: false,
             watch: Watch::new(&params, &start),
             profile: Profile::new(&setup),
             sim,
@@ -308,6 +373,10 @@ impl<'a> RunLoop<'a> {
             probing: Duration::ZERO,
             probe_rows: 0,
         };
+        if let Some(f) = run.frames {
+            run.on_frame = f.reached(state.time);
+            run.sim.set_frame_time(Some(f.target()));
+        }
         run.introduce(&state);
         let meta = run.meta_at_start(scene_label, scene_file, &state);
         // loaded: from here a signal stops the run between batches, its files written
@@ -436,7 +505,8 @@ impl<'a> RunLoop<'a> {
         let interrupted = stop_requested();
         // a resumed run has its first step's rows and frames already
         let fresh = self.written != Some(step);
-        let export = fresh && self.schedule.export_due(step, interrupted);
+        let on_frame = std::mem::take(&mut self.on_frame);
+        let export = fresh && self.schedule.export_due(step, interrupted, on_frame);
         let probe = fresh && self.schedule.probe_due(step, interrupted);
         let checkpoint = (fresh && self.schedule.checkpoint_due(step)) || interrupted;
         // a copy of every particle only where something needs one: a probe row alone is
@@ -457,7 +527,13 @@ impl<'a> RunLoop<'a> {
         };
         let read = read.elapsed();
         self.flush_sensors()?;
-        let time = self.sim.time_at(step, &d);
+        let mut time = self.sim.time_at(step, &d);
+        if on_frame && let Some(f) = &mut self.frames {
+            // on frame k: its time from f64 (the clock reads it in f32), and the next one ahead
+            time = f.time();
+            f.next += 1;
+            self.sim.set_frame_time(Some(f.target()));
+        }
         self.sim_time = time;
         if export && let Some(p) = &p {
             self.outputs.export(p, step, time, &self.params)?;
@@ -577,7 +653,19 @@ impl<'a> RunLoop<'a> {
                 self.flush_sensors()?;
             }
             let room = self.sim.sensor_room().unwrap_or(u64::MAX);
-            let k = (target - self.step).min(BATCH).min(room) as u32;
+            let mut k = (target - self.step).min(BATCH).min(room) as u32;
+            if let Some(f) = self.frames {
+                // towards the next frame time: read the clock (waits for the GPU), stop on it
+                ahead.drain(&self.gpu.device)?;
+                let d = self.sim.read_diagnostics()?;
+                if f.reached(d.sim_time()) {
+                    self.on_frame = true;
+                    break;
+                }
+                let p = &self.params;
+                let safe = f.safe_steps(d.sim_time(), d.dt as f64, p.dt_min as f64, p.dt_max as f64);
+                k = k.min(safe.min(u32::MAX as u64) as u32);
+            }
             ahead.submitted(&self.gpu.device, self.sim.run(k))?;
             self.step += k as u64;
             if self.settings.progress {
@@ -587,6 +675,12 @@ impl<'a> RunLoop<'a> {
             }
         }
         ahead.drain(&self.gpu.device)?;
+        if let Some(f) = self.frames
+            && !self.on_frame
+        {
+            // the last batch may have ended on the frame
+            self.on_frame = f.reached(self.sim.read_diagnostics()?.sim_time());
+        }
         self.stepping += started.elapsed();
         Ok(())
     }
@@ -655,30 +749,64 @@ mod tests {
             surface_cube: 0.5,
             surface_threshold: 0.6,
         });
-        let sched = Schedule::new(&s, 0.001);
+        let sched = Schedule::new(&s, Some(0.001));
         let mut stops = vec![0];
         while *stops.last().unwrap() < 100 {
             stops.push(sched.next_stop(*stops.last().unwrap()));
         }
         assert_eq!(stops, [0, 25, 30, 40, 50, 60, 75, 80, 90, 100]);
         assert!(sched.probe_due(30, false) && !sched.probe_due(25, false) && sched.probe_due(25, true) && sched.probe_due(100, false));
-        assert!(sched.export_due(80, false) && !sched.export_due(30, false) && sched.export_due(31, true));
+        assert!(sched.export_due(80, false, false) && !sched.export_due(30, false, false) && sched.export_due(31, true, false));
         assert!(sched.checkpoint_due(75) && !sched.checkpoint_due(30));
         assert_eq!(sched.profile_from, 90);
-        let quiet = Schedule::new(&RunSettings::new(100), 0.001);
+        let quiet = Schedule::new(&RunSettings::new(100), Some(0.001));
         // 30 frames a second at dt 0.4 ms: a frame every 83⅓ steps, at the nearest step
         s.export.as_mut().unwrap().fps = Some(30.0);
         s.checkpoint_every = 0;
         s.every = 1000;
         s.steps = 260;
-        let fps = Schedule::new(&s, 0.0004);
+        let fps = Schedule::new(&s, Some(0.0004));
         let mut frames = vec![0];
         while *frames.last().unwrap() < 260 {
             frames.push(fps.next_stop(*frames.last().unwrap()));
         }
         assert_eq!(frames, [0, 83, 167, 250, 260]);
-        assert!(fps.export_due(167, false) && !fps.export_due(166, false) && fps.export_due(260, false));
-        assert!(!fps.export_due(40, false), "no frame at the every-40 interval with --export-fps");
-        assert!(!quiet.export_due(0, true) && !quiet.checkpoint_due(0));
+        assert!(fps.export_due(167, false, false) && !fps.export_due(166, false, false) && fps.export_due(260, false, false));
+        assert!(!fps.export_due(40, false, false), "no frame at the every-40 interval with --export-fps");
+        assert!(!quiet.export_due(0, true, false) && !quiet.checkpoint_due(0));
+        // an adaptive dt: frames where the clock is on one, not by step
+        let adaptive = Schedule::new(&s, None);
+        assert_eq!(adaptive.next_stop(0), 260, "an adaptive dt's frames are no step stops");
+        assert!(adaptive.export_due(7, false, true) && !adaptive.export_due(167, false, false) && adaptive.export_due(260, false, false));
+    }
+
+    #[test]
+    fn frames_of_an_adaptive_dt_are_approached_without_passing_them() {
+        // the first frame at or after the start; reached on its f32 time
+        let c = FrameClock::new(30.0, 0.0);
+        assert_eq!((c.next, c.time()), (0, 0.0));
+        assert!(c.reached(0.0));
+        let c = FrameClock::new(30.0, 0.05);
+        assert_eq!(c.next, 2);
+        assert!(!c.reached(0.0666) && c.reached((2.0f64 / 30.0) as f32 as f64));
+        // a resumed run on frame 3 (its clock read f32(0.1)) has it next, reached
+        let c = FrameClock::new(30.0, 0.1f32 as f64);
+        assert!(c.next == 3 && c.reached(0.1f32 as f64));
+        // the safe batch: steps growing by DT_GROWTH from the last, within [dt_min, dt_max],
+        // never reaching within two steps of the frame
+        let c = FrameClock { fps: 10.0, next: 1 };
+        for (clock, last, lo, hi) in
+            [(0.0, 1e-3, 1e-5, 1e-3), (0.05, 1e-4, 1e-5, 2e-3), (0.0999, 1e-3, 1e-5, 1e-3), (0.0, 1e-6, 1e-3, 2e-3)]
+        {
+            let n = c.safe_steps(clock, last, lo, hi);
+            let (mut t, mut dt) = (clock, last);
+            for _ in 0..n {
+                dt = (dt * crate::physics::DT_GROWTH).min(hi).max(lo);
+                t += dt;
+            }
+            assert!(n == 1 || t + dt <= c.target() as f64, "{clock} {last}: {n} steps reach {t}");
+            assert!(n >= 1);
+        }
+        assert_eq!(c.safe_steps(0.0, 1e-3, 1e-5, 1e-3), 98, "100 steps of 1 ms to the frame: all but the two before it");
     }
 }

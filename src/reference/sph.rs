@@ -524,7 +524,7 @@ impl RefSim {
             err += ((v[3] - rho0).max(0.0) / rho0).min(1.0);
             n += 1;
         }
-        let p = &self.params;
+        let p = self.params;
         let dt = if p.adaptive != 0 {
             let a = crate::physics::AdaptiveDt {
                 solver: p.solver,
@@ -539,8 +539,14 @@ impl RefSim {
         } else {
             p.dt
         };
+        let (dt, lands) = if p.adaptive != 0 && p.frame_time > 0.0 {
+            let (dt, lands) = crate::physics::toward_frame(dt as f64, p.frame_time as f64 - self.time);
+            (dt as f32, lands)
+        } else {
+            (dt, false)
+        };
         self.params.dt = dt;
-        self.time += dt as f64;
+        self.time = if lands { p.frame_time as f64 } else { self.time + dt as f64 };
         self.last.dt = dt as f64;
         self.last.max_speed = vmax;
         self.last.max_acc = amax;

@@ -642,6 +642,13 @@ impl Sim {
     pub fn time_at(&self, step: u64, d: &Diagnostics) -> f64 {
         if self.is_adaptive() { d.sim_time() } else { step as f64 * self.fixed_dt() }
     }
+    /// An adaptive dt's next frame time (s; `None`: none): from the next step the steps land on
+    /// it (sim.time_step; `rillet run --export-fps`).
+    pub fn set_frame_time(&mut self, t: Option<f32>) {
+        self.params.frame_time = t.unwrap_or(0.0);
+        let offset = std::mem::offset_of!(SimParams, frame_time) as u64;
+        self.queue.write_buffer(&self.fixed.params, offset, bytemuck::bytes_of(&self.params.frame_time));
+    }
     /// The fixed dt as the scene wrote it ([`crate::physics::decimal`]), s.
     pub fn fixed_dt(&self) -> f64 {
         crate::physics::decimal(self.params.dt)

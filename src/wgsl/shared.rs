@@ -93,7 +93,11 @@ wgsl_struct! {
         /// Monaghan artificial viscosity α on the normal component of the approach to wall
         /// particles, along each wall particle's normal (docs/PHYSICS.md, "Walls"); 0 = none.
         pub wall_approach_viscosity: f32,
-        pub _pad: [u32; 3] as pad,
+        /// An adaptive dt's next frame time (s; 0: none): the step that would pass it ends on it
+        /// instead, and a step that would leave less than one step before it takes half of what
+        /// is left (`rillet run --export-fps`; docs/PHYSICS.md, "Time step").
+        pub frame_time: f32,
+        pub _pad: [u32; 2] as pad,
     }
 }
 

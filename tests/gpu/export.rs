@@ -178,8 +178,9 @@ fn the_boundary_is_a_series_of_its_own() {
 }
 
 /// `--export-fps 30` at dt 0.4 ms: frame k at the step nearest k/30 s (0, 83, 167, 250), the
-/// collection's times those steps' in decimals (roxmltree reads them); out-of-range values and an
-/// adaptive scene are refused with the flag named, exit 2.
+/// collection's times those steps' in decimals (roxmltree reads them); out-of-range values are
+/// refused with the flag named, exit 2. With an adaptive dt the steps land on the frames: frame
+/// k at k/30 s exactly, as the GPU's clock read it (probes.csv's time at that step).
 #[test]
 fn rillet_run_exports_frames_at_a_frame_rate() {
     let dir = folder("fps");
@@ -218,10 +219,59 @@ fn rillet_run_exports_frames_at_a_frame_rate() {
         .replace("dt: 0.0004,", "dt: 0.0004, time_step: Adaptive(min: 0.00001, max: 0.001, cfl: 0.4),");
     assert!(text.contains("Adaptive"), "the scene's dt line moved");
     std::fs::write(&adaptive, text).unwrap();
-    let o = run(&["--steps", "10", "--export-fps", "30", "--overwrite"], &adaptive, &out);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("need a fixed dt"), "{err}");
+    let o = run(&["--steps", "300", "--export-fps", "30", "--overwrite"], &adaptive, &out);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let sets = datasets(&out.join("particles/particles.pvd"));
+    let meta: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let end = meta["sim_time"].as_f64().unwrap();
+    // every frame up to the end, then the last step's state
+    let frames = (end * 30.0).floor() as usize + 1;
+    assert!(frames >= 4, "{end} s simulated");
+    assert_eq!(sets.len(), frames + 1, "{sets:?}");
+    let mut steps = Vec::new();
+    for (k, (time, file)) in sets[..frames].iter().enumerate() {
+        // written to 10 decimals (0.0333333333)
+        assert!((time.parse::<f64>().unwrap() - k as f64 / 30.0).abs() < 6e-11, "frame {k}: {file} at {time}");
+        steps.push(file["particles-".len()..][..8].parse::<u64>().unwrap());
+    }
+    assert!(steps.windows(2).all(|w| w[0] < w[1]), "{steps:?}");
+}
+
+/// An adaptive dt with a frame time ahead: the clock, read after every step, never passes the
+/// frame and lands on it exactly (its f32 value); the step before is not a sliver (at least a
+/// quarter of the step before it); the next frame set, the steps go on towards it.
+#[test]
+fn an_adaptive_clock_lands_on_the_frame_times() {
+    let scene = common::scene(
+        "(domain: (min: (0, 0, 0), max: (0.4, 0.3, 0.1)), fluid: [(min: (0, 0, 0), max: (0.1, 0.16, 0.1))],
+          physics: (spacing: 0.02, dt: 0.0004, time_step: Adaptive(min: 0.00001, max: 0.002, cfl: 0.4)))",
+    );
+    let state = common::build(&scene);
+    let mut sim = common::sim(&state, rillet::scene::setup::sim_options(&scene));
+    let mut landed = Vec::new();
+    let (mut last_dt, mut steps) = (0.0f32, 0);
+    for frame in [0.0101f32, 0.0203, 0.05] {
+        sim.set_frame_time(Some(frame));
+        loop {
+            sim.run(1);
+            steps += 1;
+            let d = sim.read_diagnostics().unwrap();
+            let clock = d.sim_time();
+            assert!(clock <= frame as f64, "step {steps}: the clock {clock} passed the frame {frame}");
+            assert!(d.dt >= 0.25 * last_dt, "step {steps}: dt {} after {last_dt}", d.dt);
+            last_dt = d.dt;
+            if clock == frame as f64 {
+                landed.push((frame, steps));
+                break;
+            }
+            assert!(steps < 500, "never landed on {frame}");
+        }
+    }
+    assert_eq!(landed.len(), 3, "{landed:?}");
+    // without a frame the clock goes on by the flow's dt
+    sim.set_frame_time(None);
+    sim.run(5);
+    assert!(sim.read_diagnostics().unwrap().sim_time() > 0.05);
 }
 
 #[test]

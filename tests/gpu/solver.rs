@@ -333,3 +333,37 @@ fn no_slip_walls_match_the_twin() {
     eprintln!("40 steps: |dx| {dx:.2e} |dv| {dv:.2e} ρ {drho:.2e}");
     assert!(dx <= TOL_X && dv <= TOL_V && drho <= 1e-4, "|dx| {dx:e}, |dv| {dv:e}, density {drho:e}");
 }
+
+/// A frame time ahead of an adaptive clock (`rillet run --export-fps`): the GPU's steps and
+/// the twin's approach it alike — the same step halves towards it, the same step lands on it,
+/// whose clock reads the frame time exactly on both — and go on past it as before.
+#[test]
+fn adaptive_steps_land_on_a_frame_time_as_the_twins_do() {
+    let adaptive = TimeStep::Adaptive { min: 1e-5, max: 2e-3, cfl: 0.4 };
+    let state = build(&drop_with(Solver::Wcsph, adaptive, 4e-4));
+    let frame = 0.0123f32;
+    let mut cpu = RefSim::new(&state);
+    cpu.params.frame_time = frame;
+    let mut s = sim(&state, options(1));
+    s.set_frame_time(Some(frame));
+    let mut landed = None;
+    for step in 1..=30 {
+        cpu.step();
+        s.run(1);
+        let d = s.read_diagnostics().unwrap();
+        assert!((d.dt as f64 - cpu.last.dt).abs() <= 1e-4 * cpu.last.dt, "step {step}: dt {} against the twin's {}", d.dt, cpu.last.dt);
+        assert_eq!(
+            d.sim_time() == frame as f64,
+            cpu.time == frame as f64,
+            "step {step}: clock {} against the twin's {}",
+            d.sim_time(),
+            cpu.time
+        );
+        if cpu.time == frame as f64 {
+            landed = Some(step);
+        }
+        assert!(d.sim_time() <= frame as f64 || landed.is_some(), "step {step}: passed the frame at {}", d.sim_time());
+    }
+    let landed = landed.expect("the clock lands on the frame within 30 steps");
+    assert!(cpu.time > frame as f64 && landed < 30, "the steps go on past the frame (landed at step {landed}, t = {})", cpu.time);
+}
