@@ -63,6 +63,7 @@ pub const FILES: &[(&str, &str)] = &[
     ("scatter", include_str!("../shaders/scatter.wgsl")),
     ("sensors", include_str!("../shaders/sensors.wgsl")),
     ("solid_force", include_str!("../shaders/solid_force.wgsl")),
+    ("flow", include_str!("../shaders/flow.wgsl")),
     ("solids", include_str!("../shaders/solids.wgsl")),
     ("solids_move", include_str!("../shaders/solids_move.wgsl")),
     ("sort_cells", include_str!("../shaders/sort_cells.wgsl")),

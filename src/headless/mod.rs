@@ -168,6 +168,9 @@ pub struct RunMeta {
     /// The scene's force sensors (`sensors.csv`'s columns after the pressure sensors').
     #[serde(default)]
     pub forces: Vec<crate::scene::ForceSensor>,
+    /// The scene's flow sections (`sensors.csv`'s columns after the force sensors').
+    #[serde(default)]
+    pub flows: Vec<crate::scene::FlowSection>,
 }
 
 impl std::ops::Deref for RunMeta {

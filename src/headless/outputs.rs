@@ -193,8 +193,7 @@ impl Outputs {
         gauge_names: &[String],
         with_leaks: bool,
         with_bodies: bool,
-        sensor_names: &[String],
-        force_names: &[String],
+        sensor_columns: &probe::sensors::Columns,
         export: Option<&super::ExportSettings>,
         objects: std::sync::Arc<crate::sim::objects::ObjectMap>,
         surface: crate::export::SurfaceParams,
@@ -225,9 +224,9 @@ impl Outputs {
         let (probes, rows) = probe_log(&dir.join("probes.csv"), gauge_names, resumed)?;
         let leaks = if with_leaks { Some(leak_log(&dir.join(LEAKS_FILE), resumed)?) } else { None };
         let bodies = if with_bodies { Some(csv_log(&dir.join(BODIES_FILE), BODIES_HEADER, resumed)?) } else { None };
-        let sensors = match sensor_names.is_empty() && force_names.is_empty() {
+        let sensors = match sensor_columns.is_empty() {
             true => None,
-            false => Some(csv_log_to(&dir.join(probe::sensors::FILE), &probe::sensors::header(sensor_names, force_names), resumed)?),
+            false => Some(csv_log_to(&dir.join(probe::sensors::FILE), &probe::sensors::header(sensor_columns), resumed)?),
         };
         let exporter = match export {
             Some(e) => {
@@ -406,7 +405,11 @@ mod tests {
                 .map(|c| if c == &gauge { "height_m_at_NAME".to_string() } else { c.clone() })
                 .collect::<Vec<_>>()
         );
-        assert_eq!(documented("sensors.csv"), columns(&probe::sensors::header(&["NAME".into()], &["FORCE".into()])));
+        assert_eq!(documented("sensors.csv"), columns(&probe::sensors::header(&probe::sensors::Columns {
+                pressure: vec!["NAME".into()],
+                forces: vec!["FORCE".into()],
+                flows: vec!["SECTION".into()],
+            })));
         assert_eq!(documented("bodies.csv"), columns(BODIES_HEADER));
         assert_eq!(documented("leaks.csv"), columns(LEAKS_HEADER));
         assert_eq!(documented("particles/"), columns(TRANSFORMS_HEADER));

@@ -171,13 +171,16 @@ pub fn read_run(dir: &Path) -> anyhow::Result<RunResult> {
         .enumerate()
         .map(|(i, l)| ProfileBin::parse(l).with_context(|| format!("{}/profile.csv: bad line {}", dir.display(), i + 2)))
         .collect::<anyhow::Result<_>>()?;
-    let sensors = match meta.sensors.is_empty() && meta.forces.is_empty() {
+    let sensors = match meta.sensors.is_empty() && meta.forces.is_empty() && meta.flows.is_empty() {
         true => vec![],
         false => {
             let path = dir.join(crate::probes::sensors::FILE);
-            let names: Vec<String> = meta.sensors.iter().map(|s| s.name.clone()).collect();
-            let forces: Vec<String> = meta.forces.iter().map(|s| s.name.clone()).collect();
-            crate::probes::sensors::read(&read(crate::probes::sensors::FILE)?, &names, &forces)
+            let columns = crate::probes::sensors::Columns {
+                pressure: meta.sensors.iter().map(|s| s.name.clone()).collect(),
+                forces: meta.forces.iter().map(|s| s.name.clone()).collect(),
+                flows: meta.flows.iter().map(|s| s.name.clone()).collect(),
+            };
+            crate::probes::sensors::read(&read(crate::probes::sensors::FILE)?, &columns)
                 .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
         }
     };

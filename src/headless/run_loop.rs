@@ -324,8 +324,7 @@ impl<'a> RunLoop<'a> {
             &setup.gauge_names(),
             !scene.solids.is_empty(),
             scene.solids.iter().any(|s| s.moves()),
-            &scene.sensor_names(),
-            &scene.force_names(),
+            &scene.sensor_columns(),
             cfg.export.as_ref(),
             sim.objects().clone(),
             cfg.export.as_ref().map_or(crate::export::SurfaceParams::new(scene.physics.spacing, scene.physics.rest_density), |e| {
@@ -475,6 +474,7 @@ impl<'a> RunLoop<'a> {
             sensors: scene.probes.sensors.clone(),
             sensor_every: scene.probes.sensor_every,
             forces: scene.probes.forces.clone(),
+            flows: scene.probes.flows.clone(),
         }
     }
 

@@ -119,3 +119,30 @@ pub fn solid_force(
     }
     [force.x, force.y, force.z, moment.x, moment.y, moment.z]
 }
+
+/// The CPU twin of sim.flow (`shaders/flow.wgsl`): the volume and mass rates through section
+/// `s` and the fluid particles in its slab, `(Q m³/s, ṁ kg/s, particles)`, over every particle,
+/// in f64: Q = Σ V_j (u_j · n) / δ and ṁ = Σ m_j (u_j · n) / δ over the fluid within δ/2 of
+/// the plane and inside the rectangle, δ the slab's thickness, V_j = m_j / ρ_j.
+pub fn flow_rate(s: &crate::sim::sensors::FlowSpec, pos_mass: &[[f32; 4]], vel_rho: &[[f32; 4]]) -> (f64, f64, u32) {
+    use glam::DVec3;
+    let v3 = |a: [f32; 3]| DVec3::from(a.map(f64::from));
+    let (c, n, e1) = (v3(s.at), v3(s.normal), v3(s.side));
+    let e2 = n.cross(e1);
+    let (mut q, mut m, mut count) = (0.0, 0.0, 0u32);
+    for (p, v) in pos_mass.iter().zip(vel_rho) {
+        if p[3] <= 0.0 {
+            continue;
+        }
+        let d = v3([p[0], p[1], p[2]]) - c;
+        if d.dot(n).abs() >= s.half_thickness as f64 || d.dot(e1).abs() > s.half_size[0] as f64 || d.dot(e2).abs() > s.half_size[1] as f64 {
+            continue;
+        }
+        let un = v3([v[0], v[1], v[2]]).dot(n);
+        q += p[3] as f64 / v[3] as f64 * un;
+        m += p[3] as f64 * un;
+        count += 1;
+    }
+    let delta = 2.0 * s.half_thickness as f64;
+    (q / delta, m / delta, count)
+}

@@ -15,7 +15,7 @@ pub mod setup;
 pub(crate) mod validate;
 
 pub use schema::{
-    Aabb, DfsphSettings, Fluid, ForceSensor, GridSettings, Meshes, Motion, Physics, Pressure, PressureSensor, Probes, Rotation, Scene,
+    Aabb, DfsphSettings, FlowSection, Fluid, ForceSensor, GridSettings, Meshes, Motion, Physics, Pressure, PressureSensor, Probes, Rotation, Scene,
     Solid, Solver, TimeStep, Translation, Walls,
 };
 pub use validate::MAX_PARTICLES;
@@ -60,6 +60,8 @@ impl Scene {
             spec.fill_min.extend(std::iter::repeat_n(s.fill_min, points.len()));
             spec.points.extend(points);
         }
+        let slab = crate::physics::SUPPORT_OVER_SPACING * self.physics.spacing;
+        spec.flows = self.probes.flows.iter().map(|f| crate::sim::sensors::FlowSpec::new(f.at, f.normal, f.size, slab)).collect();
         spec
     }
 
@@ -71,6 +73,16 @@ impl Scene {
     /// The names of the force sensors, in `sensors.csv`'s order (after the pressure sensors).
     pub fn force_names(&self) -> Vec<String> {
         self.probes.forces.iter().map(|s| s.name.clone()).collect()
+    }
+
+    /// The names of the flow sections, in `sensors.csv`'s order (after the force sensors).
+    pub fn flow_names(&self) -> Vec<String> {
+        self.probes.flows.iter().map(|s| s.name.clone()).collect()
+    }
+
+    /// `sensors.csv`'s sensors.
+    pub fn sensor_columns(&self) -> crate::probes::sensors::Columns {
+        crate::probes::sensors::Columns { pressure: self.sensor_names(), forces: self.force_names(), flows: self.flow_names() }
     }
 
     /// Parses and validates a scene; `file` is only used in error messages.

@@ -452,6 +452,25 @@ fn default_fill_min() -> f32 {
     0.25
 }
 
+/// A section the flow rate through is measured at, sampled with the pressure sensors
+/// (docs/PHYSICS.md, "Flow through a section").
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSection {
+    /// Its columns in `sensors.csv` are `{name}_m3_s` and `{name}_kg_s`: letters, digits, `_`,
+    /// `-`, `.`; unique among the sensors.
+    pub name: String,
+    /// The section's centre (m), inside the domain.
+    pub at: [f32; 3],
+    /// The direction the flow counts positive through it (any length but 0).
+    pub normal: [f32; 3],
+    /// The rectangle's sides (m): the first along the world axis least along the normal (y
+    /// for a normal along x, x for one along y or z), the second across; default: the whole
+    /// plane.
+    #[serde(default)]
+    pub size: Option<[f32; 2]>,
+}
+
 /// The force and moment of the fluid on a solid that does not move, sampled with the pressure
 /// sensors (docs/PHYSICS.md, "Forces on solids"). A moving solid's force is in `bodies.csv`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -488,11 +507,13 @@ pub struct Probes {
     /// The fluid's force and moment on fixed solids, sampled with the sensors into
     /// `sensors.csv`.
     pub forces: Vec<ForceSensor>,
+    /// Flow rates through sections, sampled with the sensors into `sensors.csv`.
+    pub flows: Vec<FlowSection>,
 }
 
 impl Default for Probes {
     fn default() -> Self {
-        Self { gauges: vec![], point_gauges: vec![], surface_gauges: vec![], every: 0, sensors: vec![], sensor_every: 1, forces: vec![] }
+        Self { gauges: vec![], point_gauges: vec![], surface_gauges: vec![], every: 0, sensors: vec![], sensor_every: 1, forces: vec![], flows: vec![] }
     }
 }
 

@@ -102,6 +102,17 @@ impl Scene {
                 }
             }
         }
+        for (k, f) in self.probes.flows.iter().enumerate() {
+            for a in 0..3 {
+                v.finite(&format!("probes.flows[{k}].at[{a}]"), f.at[a], "m")?;
+                v.finite(&format!("probes.flows[{k}].normal[{a}]"), f.normal[a], "")?;
+            }
+            if let Some(size) = f.size {
+                for (a, c) in size.iter().enumerate() {
+                    v.finite(&format!("probes.flows[{k}].size[{a}]"), *c, "m")?;
+                }
+            }
+        }
         for (k, f) in self.probes.forces.iter().enumerate() {
             if let Some(about) = f.about {
                 for (a, c) in about.iter().enumerate() {
@@ -418,6 +429,40 @@ impl Scene {
                 !self.solids[f.solid].moves(),
                 "a solid without `motion` or `floating` (a moving solid's force is in bodies.csv)",
             )?;
+        }
+        let flows = &self.probes.flows;
+        v.check("probes.flows", flows.len(), flows.len() <= limits::MAX_FLOW_SECTIONS, &format!("at most {} flow sections", limits::MAX_FLOW_SECTIONS))?;
+        for (k, f) in flows.iter().enumerate() {
+            let field = format!("probes.flows[{k}].name");
+            let good = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
+            let ok = !f.name.is_empty() && f.name.len() <= 64 && f.name.chars().all(good);
+            v.check(&field, format!("{:?}", f.name), ok, "1 to 64 of the characters A–Z, a–z, 0–9, `_`, `-`, `.`")?;
+            let taken = sensors
+                .iter()
+                .position(|o| o.name == f.name)
+                .map(|i| format!("probes.sensors[{i}]"))
+                .or_else(|| forces.iter().position(|o| o.name == f.name).map(|i| format!("probes.forces[{i}]")))
+                .or_else(|| flows[..k].iter().position(|o| o.name == f.name).map(|i| format!("probes.flows[{i}]")));
+            if let Some(other) = taken {
+                v.check(&field, format!("{:?}", f.name), false, &format!("a name no other sensor has ({other} has it)"))?;
+            }
+            let inside = format!(
+                "inside the domain: x in [{}, {}], y in [{}, {}], z in [{}, {}] m",
+                dmin[0], dmax[0], dmin[1], dmax[1], dmin[2], dmax[2]
+            );
+            let ok = (0..3).all(|a| f.at[a] >= dmin[a] && f.at[a] <= dmax[a]);
+            v.check(&format!("probes.flows[{k}].at"), format!("({}, {}, {})", f.at[0], f.at[1], f.at[2]), ok, &inside)?;
+            let length = f.normal.iter().map(|c| c * c).sum::<f32>().sqrt();
+            v.check(
+                &format!("probes.flows[{k}].normal"),
+                format!("({}, {}, {})", f.normal[0], f.normal[1], f.normal[2]),
+                length.is_finite() && length > 0.0,
+                "a direction (x, y, z) of non-zero length",
+            )?;
+            if let Some(size) = f.size {
+                let ok = size.iter().all(|c| *c > 0.0 && *c <= 1000.0);
+                v.check(&format!("probes.flows[{k}].size"), format!("({}, {})", size[0], size[1]), ok, "(0, 1000] m each")?;
+            }
         }
         let every = self.probes.sensor_every;
         v.check("probes.sensor_every", every, (1..=1_000_000).contains(&every), "[1, 1000000] steps")?;

@@ -174,6 +174,8 @@ crate::passes! {
         sensors: Option<Pass<Walk>>,
         /// A simulation with force sensors (with the pressure sensors).
         solid_force: Option<Pass<sensors::ForcePart>>,
+        /// A simulation with flow sections (with the pressure sensors).
+        flow: Option<Pass<sensors::FlowPart>>,
     }
 }
 
@@ -190,6 +192,8 @@ struct Builds {
     sensors: bool,
     /// sim.solid_force.
     forces: bool,
+    /// sim.flow.
+    flows: bool,
 }
 
 impl Passes {
@@ -207,7 +211,7 @@ impl Passes {
     /// The pipelines for `params`' solver and walls (DFSPH's passes; the no-slip terms), with
     /// or without what `b` names; not bound.
     fn new(device: &wgpu::Device, o: &SimOptions, params: &SimParams, b: Builds) -> Result<Self, KernelError> {
-        let Builds { lists, emitters, moving, sensors, forces } = b;
+        let Builds { lists, emitters, moving, sensors, forces, flows } = b;
         let cfg = o.kernel_config();
         let rows = o.order == CellOrder::Linear;
         let dfsph = params.solver == params::SOLVER_DFSPH;
@@ -240,6 +244,7 @@ impl Passes {
             } else {
                 None
             },
+            flow: if flows { Some(sensors::flows(device, cfg)?) } else { None },
         })
     }
 
@@ -302,6 +307,7 @@ fn named(cells: &CellBuffers, f: &Fixed, c: usize) -> Named {
     }
     if let Some(s) = &f.sensors {
         t.add("sensor_points", &s.points).add("sensor_out", &s.out).add("force_sets", &s.force_sets).add("force_each", &s.force_each);
+        t.add("flow_sections", &s.flow_sections).add("flow_partials", &s.flow_partials).add("flow_out", &s.flow_out);
         if let Some(none) = &s.no_totals {
             t.add("warm_pressure", none).add("warm_divergence", none);
         }
@@ -492,7 +498,10 @@ impl Sim {
         let moving = !state.kinematics.is_empty();
         let sensing = !state.sensors.is_empty();
         let builds =
-            Builds { lists, emitters: !state.emitters.is_empty(), moving, sensors: sensing, forces: !state.sensors.forces.is_empty() };
+            Builds { lists, emitters: !state.emitters.is_empty(), moving, sensors: sensing,
+            forces: !state.sensors.forces.is_empty(),
+            flows: !state.sensors.flows.is_empty(),
+        };
         let passes = Passes::checked(device, &options, &params, builds)?;
         // every allocation inside one scope: memory the device does not have is an error here
         // (buffers are created unmapped and written after the scope, never mapped while invalid)
@@ -521,7 +530,7 @@ impl Sim {
                 reduce: shader::storage(device, "sim.time_step.reduce", time_step::REDUCE_BYTES),
                 moving: MovingBuffers::new(device, &state.kinematics, n as u64),
                 dfsph: is_dfsph.then(|| dfsph::DfsphBuffers::new(device, n as u64)),
-                sensors: sensing.then(|| sensors::SensorBuffers::new(device, &state.sensors, state.step, is_dfsph)),
+                sensors: sensing.then(|| sensors::SensorBuffers::new(device, &state.sensors, state.step, is_dfsph, n)),
             };
             let cells = CellBuffers::new(device, &passes.scan, layout)?;
             Ok((fixed, cells))
@@ -734,6 +743,7 @@ impl Sim {
                 moving: self.passes.move_solids.is_some(),
                 sensors: self.passes.sensors.is_some(),
                 forces: self.passes.solid_force.is_some(),
+                flows: self.passes.flow.is_some(),
             };
             Some(Passes::checked(&self.device, &options, &self.params, b)?)
         } else {

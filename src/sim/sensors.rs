@@ -30,6 +30,46 @@ pub struct SensorSpec {
     pub members: Vec<u32>,
     /// The solids whose force and moment the fluid exerts are sampled with the points.
     pub forces: Vec<ForceSpec>,
+    /// The sections whose flow rates are sampled with the points.
+    pub flows: Vec<FlowSpec>,
+}
+
+/// A flow section as sim.flow reads it (docs/PHYSICS.md, "Flow through a section").
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FlowSpec {
+    /// Its centre (m) and half the slab's thickness.
+    pub at: [f32; 3],
+    pub half_thickness: f32,
+    /// Unit normal, and the rectangle's first side (unit, in the plane).
+    pub normal: [f32; 3],
+    pub side: [f32; 3],
+    /// Half the sides along `side` and along `normal × side` (m; 1e30: no bound).
+    pub half_size: [f32; 2],
+}
+
+impl FlowSpec {
+    /// The section at `at` across `normal` (not zero), `size` its sides (None: the whole
+    /// plane), averaged over a slab `thickness` thick. Its first side is along the world axis
+    /// least along the normal (the first of x, y, z on a tie), made perpendicular to it.
+    pub fn new(at: [f32; 3], normal: [f32; 3], size: Option<[f32; 2]>, thickness: f32) -> Self {
+        let n = glam::Vec3::from(normal).normalize();
+        let axis = if n.x.abs() <= n.y.abs() && n.x.abs() <= n.z.abs() {
+            glam::Vec3::X
+        } else if n.y.abs() <= n.z.abs() {
+            glam::Vec3::Y
+        } else {
+            glam::Vec3::Z
+        };
+        let side = (axis - axis.dot(n) * n).normalize();
+        let half_size = size.map_or([1e30; 2], |s| [0.5 * s[0], 0.5 * s[1]]);
+        Self { at, half_thickness: 0.5 * thickness, normal: n.to_array(), side: side.to_array(), half_size }
+    }
+
+    /// sim.flow's three words.
+    fn words(&self) -> [[f32; 4]; 3] {
+        let (a, n, e) = (self.at, self.normal, self.side);
+        [[a[0], a[1], a[2], self.half_thickness], [n[0], n[1], n[2], self.half_size[0]], [e[0], e[1], e[2], self.half_size[1]]]
+    }
 }
 
 /// A force sensor: a solid that does not move, by its boundary particles' ids, and the point
@@ -45,7 +85,7 @@ pub struct ForceSpec {
 
 impl SensorSpec {
     pub fn is_empty(&self) -> bool {
-        self.points.is_empty() && self.forces.is_empty()
+        self.points.is_empty() && self.forces.is_empty() && self.flows.is_empty()
     }
 
     /// Each sensor's range of `points`.
@@ -78,6 +118,16 @@ pub struct SensorRow {
     /// Per force sensor: the fluid's force on the solid (N) and its moment about the sensor's
     /// point (N·m), `[fx, fy, fz, mx, my, mz]`.
     pub forces: Vec<[f32; 6]>,
+    /// Per flow section: the volume rate through it (m³/s), the mass rate (kg/s) and the
+    /// fluid particles in its slab.
+    pub flows: Vec<FlowValue>,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FlowValue {
+    pub volume_rate: f32,
+    pub mass_rate: f32,
+    pub particles: u32,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -120,6 +170,26 @@ impl Variant for ForcePart {
     }
 }
 
+/// The parts of sim.flow (`shaders/flow.wgsl`'s `PART`): per particle, and the sums per
+/// section.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FlowPart {
+    Each,
+    Sum,
+}
+
+impl Variant for FlowPart {
+    const ALL: &'static [Self] = &[FlowPart::Each, FlowPart::Sum];
+    fn constants(self) -> Vec<(&'static str, f64)> {
+        vec![("PART", if self == FlowPart::Each { 0.0 } else { 1.0 })]
+    }
+}
+
+/// sim.flow.
+pub(crate) fn flows(device: &wgpu::Device, cfg: KernelConfig) -> Result<Pass<FlowPart>, KernelError> {
+    Pass::new(device, &shader::FLOW, cfg, &[])
+}
+
 /// sim.solid_force, with the terms sph.force has: DFSPH's pressure or Tait's, the no-slip
 /// friction, the walls' approach viscosity.
 pub(crate) fn forces(
@@ -150,6 +220,12 @@ pub(crate) struct SensorBuffers {
     pub force_each: wgpu::Buffer,
     /// Force sensors.
     pub n_forces: u32,
+    /// The flow sections (three `vec4` each), sim.flow's partial sums per workgroup and
+    /// section, and where in `out` its rates go.
+    pub flow_sections: wgpu::Buffer,
+    pub flow_partials: wgpu::Buffer,
+    pub flow_out: wgpu::Buffer,
+    pub n_flows: u32,
     /// [`RING_ROWS`] rows of `n + 2 n_forces` `vec4`.
     ring: wgpu::Buffer,
     /// [`RING_ROWS`] pairs of the clock's words (`time`, `time_lo`).
@@ -170,7 +246,10 @@ pub(crate) struct SensorBuffers {
 impl SensorBuffers {
     /// Buffers for `spec`'s sensors of a simulation that starts at step `from` (its first sample
     /// is the first multiple of `every` at or after it); `dfsph`: the simulation has the totals.
-    pub(crate) fn new(device: &wgpu::Device, spec: &SensorSpec, from: u64, dfsph: bool) -> Self {
+    /// `n`: the simulation's particles (sim.flow's partial sums: a row per 32 of them, the
+    /// smallest workgroup).
+    pub(crate) fn new(device: &wgpu::Device, spec: &SensorSpec, from: u64, dfsph: bool, particles: u32) -> Self {
+        let workgroups = particles.div_ceil(32).max(1);
         let n = spec.points.len() as u32;
         let mut points: Vec<[f32; 4]> = spec.points.iter().zip(&spec.fill_min).map(|(p, &f)| [p[0], p[1], p[2], f]).collect();
         if points.is_empty() {
@@ -189,7 +268,12 @@ impl SensorBuffers {
             sets.push([0, 0, 0, 0]);
             sets.push([0; 4]);
         }
-        let row = (n + 2 * n_forces) as u64 * 16;
+        let n_flows = spec.flows.len() as u32;
+        let mut sections: Vec<[f32; 4]> = spec.flows.iter().flat_map(|f| f.words()).collect();
+        if sections.is_empty() {
+            sections.extend([[0.0; 4]; 3]);
+        }
+        let row = (n + 2 * n_forces + n_flows) as u64 * 16;
         let every = spec.every.max(1);
         Self {
             points: shader::storage_init(device, "sensors.points", bytemuck::cast_slice(&points), wgpu::BufferUsages::empty()),
@@ -197,6 +281,15 @@ impl SensorBuffers {
             force_sets: shader::storage_init(device, "sensors.force_sets", bytemuck::cast_slice(&sets), wgpu::BufferUsages::empty()),
             force_each: shader::storage(device, "sensors.force_each", each.max(1) as u64 * 32),
             n_forces,
+            flow_sections: shader::storage_init(device, "sensors.flow_sections", bytemuck::cast_slice(&sections), wgpu::BufferUsages::empty()),
+            flow_partials: shader::storage(device, "sensors.flow_partials", workgroups as u64 * n_flows.max(1) as u64 * 16),
+            flow_out: shader::storage_init(
+                device,
+                "sensors.flow_out",
+                bytemuck::bytes_of(&(n + 2 * n_forces)),
+                wgpu::BufferUsages::empty(),
+            ),
+            n_flows,
             ring: shader::storage(device, "sensors.ring", RING_ROWS as u64 * row),
             clock: shader::storage(device, "sensors.clock", RING_ROWS as u64 * 8),
             no_totals: (!dfsph).then(|| shader::storage(device, "sensors.no_totals", 16)),
@@ -253,8 +346,13 @@ impl Sim {
             forces.record(&mut p, set, params.n_particles, ForcePart::Each(walk), *max_dim);
             forces.record(&mut p, set, s.n_forces * options.workgroup_size, ForcePart::Sum, *max_dim);
         }
+        if let (Some(flows), true) = (&passes.flow, s.n_flows > 0) {
+            let mut p = begin(encoder, profiler, flows.label(), step);
+            flows.record(&mut p, set, params.n_particles, FlowPart::Each, *max_dim);
+            flows.record(&mut p, set, s.n_flows * options.workgroup_size, FlowPart::Sum, *max_dim);
+        }
         let row = s.pending.len() as u64;
-        let bytes = (s.n + 2 * s.n_forces) as u64 * 16;
+        let bytes = (s.n + 2 * s.n_forces + s.n_flows) as u64 * 16;
         encoder.copy_buffer_to_buffer(&s.out, 0, &s.ring, row * bytes, bytes);
         let time_word = std::mem::offset_of!(super::params::Diagnostics, time) as u64;
         encoder.copy_buffer_to_buffer(&fixed.diag, time_word, &s.clock, row * 8, 8);
@@ -290,7 +388,8 @@ impl Sim {
             return Ok(vec![]);
         }
         let rows = s.pending.len() as u64;
-        let width = (s.n + 2 * s.n_forces) as usize;
+        let width = (s.n + 2 * s.n_forces + s.n_flows) as usize;
+        let nf = s.n_forces as usize;
         let ring_bytes = rows * width as u64 * 16;
         let bytes = read_recorded(&self.device, &self.queue, ring_bytes + rows * 8, |enc, dst| {
             enc.copy_buffer_to_buffer(&s.ring, 0, dst, 0, ring_bytes);
@@ -309,9 +408,13 @@ impl Sim {
                 let points: Vec<SensorValue> =
                     row[..n * 4].chunks_exact(4).map(|v| SensorValue { pressure: v[0], fill: v[1], neighbours: v[2] as u32 }).collect();
                 let values = s.groups.iter().map(|g| SensorValue::mean(&points[g.clone()])).collect();
-                let forces = row[n * 4..].chunks_exact(8).map(|v| [v[0], v[1], v[2], v[4], v[5], v[6]]).collect();
+                let forces = row[n * 4..(n + 2 * nf) * 4].chunks_exact(8).map(|v| [v[0], v[1], v[2], v[4], v[5], v[6]]).collect();
+                let flows = row[(n + 2 * nf) * 4..]
+                    .chunks_exact(4)
+                    .map(|v| FlowValue { volume_rate: v[0], mass_rate: v[1], particles: v[2] as u32 })
+                    .collect();
                 let time = fixed_dt.map_or(clock[0] as f64 + clock[1] as f64, |dt| step as f64 * dt);
-                SensorRow { step, time, values, forces }
+                SensorRow { step, time, values, forces, flows }
             })
             .collect();
         if let Some(s) = self.fixed.sensors.as_mut() {

@@ -47,6 +47,7 @@ pub(crate) const PREDICT: ShaderSource = ShaderSource { label: "dfsph.predict", 
 pub const TIME_STEP: ShaderSource = ShaderSource { label: "sim.time_step", file: "time_step" };
 pub(crate) const SENSORS: ShaderSource = ShaderSource { label: "sim.sensors", file: "sensors" };
 pub(crate) const SOLID_FORCE: ShaderSource = ShaderSource { label: "sim.solid_force", file: "solid_force" };
+pub(crate) const FLOW: ShaderSource = ShaderSource { label: "sim.flow", file: "flow" };
 pub(crate) const PROBES: ShaderSource = ShaderSource { label: "probe.row", file: "probes" };
 pub(crate) const NEIGHBOUR_PROBE: ShaderSource = ShaderSource { label: "test.neighbour_probe", file: "neighbour_probe" };
 pub(crate) const ALL_PAIRS: ShaderSource = ShaderSource { label: "baseline.all_pairs", file: "all_pairs" };
@@ -56,7 +57,7 @@ pub(crate) const COPY: ShaderSource = ShaderSource { label: "baseline.copy", fil
 /// the panel's rows and the benchmark's columns.
 /// A WCSPH step records density, wall pressure, force; a DFSPH step factor, the divergence
 /// solve, force (viscosity and gravity), predict and the pressure solve.
-pub(crate) const STEP: [ShaderSource; 22] = [
+pub(crate) const STEP: [ShaderSource; 23] = [
     SOLIDS_MOVE,
     COUNT,
     SCAN,
@@ -66,6 +67,7 @@ pub(crate) const STEP: [ShaderSource; 22] = [
     REORDER,
     SENSORS,
     SOLID_FORCE,
+    FLOW,
     DENSITY,
     DFSPH_FACTOR,
     DFSPH_DIVERGENCE,
@@ -82,9 +84,10 @@ pub(crate) const STEP: [ShaderSource; 22] = [
 ];
 
 /// Every compute shader, for the validation test.
-pub const ALL: [ShaderSource; 29] = [
+pub const ALL: [ShaderSource; 30] = [
     SENSORS,
     SOLID_FORCE,
+    FLOW,
     PROBES,
     SOLIDS_MOVE,
     BODIES_FORCE,

@@ -237,6 +237,7 @@ fn bad_sensors() {
     assert_invalid("sensor_outside_domain.ron", "probes.sensors[1].at", "inside the domain: x in [0, 1], y in [0, 1], z in [0, 1] m");
     assert_invalid("sensor_name_twice.ron", "probes.sensors[1].name", "a name no other sensor has (probes.sensors[0] has it)");
     assert_invalid("sensor_every_zero.ron", "probes.sensor_every", "[1, 1000000] steps");
+    assert_invalid("flow_without_normal.ron", "probes.flows[0].normal", "a direction (x, y, z) of non-zero length");
     assert_invalid("force_on_missing_solid.ron", "probes.forces[0].solid", "a solid's index in `solids`: [0, 0]");
     assert_invalid(
         "force_on_moving_solid.ron",
@@ -270,6 +271,7 @@ fn every_bad_scene_is_tested() {
         "floating_mass_and_density.ron",
         "floating_too_dense.ron",
         "floating_with_motion.ron",
+        "flow_without_normal.ron",
         "fluid_in_solid.ron",
         "fluid_mesh_overlap.ron",
         "force_on_missing_solid.ron",
