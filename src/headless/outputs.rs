@@ -405,11 +405,14 @@ mod tests {
                 .map(|c| if c == &gauge { "height_m_at_NAME".to_string() } else { c.clone() })
                 .collect::<Vec<_>>()
         );
-        assert_eq!(documented("sensors.csv"), columns(&probe::sensors::header(&probe::sensors::Columns {
+        assert_eq!(
+            documented("sensors.csv"),
+            columns(&probe::sensors::header(&probe::sensors::Columns {
                 pressure: vec!["NAME".into()],
                 forces: vec!["FORCE".into()],
                 flows: vec!["SECTION".into()],
-            })));
+            }))
+        );
         assert_eq!(documented("bodies.csv"), columns(BODIES_HEADER));
         assert_eq!(documented("leaks.csv"), columns(LEAKS_HEADER));
         assert_eq!(documented("particles/"), columns(TRANSFORMS_HEADER));

@@ -15,8 +15,8 @@ pub mod setup;
 pub(crate) mod validate;
 
 pub use schema::{
-    Aabb, DfsphSettings, FlowSection, Fluid, ForceSensor, GridSettings, Meshes, Motion, Physics, Pressure, PressureSensor, Probes, Rotation, Scene,
-    Solid, Solver, TimeStep, Translation, Walls,
+    Aabb, DfsphSettings, FlowSection, Fluid, ForceSensor, GridSettings, Meshes, Motion, Physics, Pressure, PressureSensor, Probes,
+    Rotation, Scene, Solid, Solver, TimeStep, Translation, Walls,
 };
 pub use validate::MAX_PARTICLES;
 

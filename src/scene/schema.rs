@@ -513,7 +513,16 @@ pub struct Probes {
 
 impl Default for Probes {
     fn default() -> Self {
-        Self { gauges: vec![], point_gauges: vec![], surface_gauges: vec![], every: 0, sensors: vec![], sensor_every: 1, forces: vec![], flows: vec![] }
+        Self {
+            gauges: vec![],
+            point_gauges: vec![],
+            surface_gauges: vec![],
+            every: 0,
+            sensors: vec![],
+            sensor_every: 1,
+            forces: vec![],
+            flows: vec![],
+        }
     }
 }
 

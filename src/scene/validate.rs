@@ -431,7 +431,12 @@ impl Scene {
             )?;
         }
         let flows = &self.probes.flows;
-        v.check("probes.flows", flows.len(), flows.len() <= limits::MAX_FLOW_SECTIONS, &format!("at most {} flow sections", limits::MAX_FLOW_SECTIONS))?;
+        v.check(
+            "probes.flows",
+            flows.len(),
+            flows.len() <= limits::MAX_FLOW_SECTIONS,
+            &format!("at most {} flow sections", limits::MAX_FLOW_SECTIONS),
+        )?;
         for (k, f) in flows.iter().enumerate() {
             let field = format!("probes.flows[{k}].name");
             let good = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');

@@ -497,8 +497,11 @@ impl Sim {
         let approach = params.wall_approach_viscosity > 0.0;
         let moving = !state.kinematics.is_empty();
         let sensing = !state.sensors.is_empty();
-        let builds =
-            Builds { lists, emitters: !state.emitters.is_empty(), moving, sensors: sensing,
+        let builds = Builds {
+            lists,
+            emitters: !state.emitters.is_empty(),
+            moving,
+            sensors: sensing,
             forces: !state.sensors.forces.is_empty(),
             flows: !state.sensors.flows.is_empty(),
         };

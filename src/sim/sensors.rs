@@ -281,7 +281,12 @@ impl SensorBuffers {
             force_sets: shader::storage_init(device, "sensors.force_sets", bytemuck::cast_slice(&sets), wgpu::BufferUsages::empty()),
             force_each: shader::storage(device, "sensors.force_each", each.max(1) as u64 * 32),
             n_forces,
-            flow_sections: shader::storage_init(device, "sensors.flow_sections", bytemuck::cast_slice(&sections), wgpu::BufferUsages::empty()),
+            flow_sections: shader::storage_init(
+                device,
+                "sensors.flow_sections",
+                bytemuck::cast_slice(&sections),
+                wgpu::BufferUsages::empty(),
+            ),
             flow_partials: shader::storage(device, "sensors.flow_partials", workgroups as u64 * n_flows.max(1) as u64 * 16),
             flow_out: shader::storage_init(
                 device,

@@ -786,14 +786,18 @@ fn a_run_with_a_floating_body_resumes_to_the_same_bits() {
 /// The sensors of a run resumed from a checkpoint: sensors.csv is the uninterrupted run's, byte
 /// for byte (deterministic mode), one row every 4 steps from step 0 to the last, none twice —
 /// the checkpoint's step (20, a sampled one) is dropped from the file and sampled again by the
-/// resumed run. Read back with the `csv` crate.
+/// resumed run. With a force sensor on a box beside the water and a flow section across it.
+/// Read back with the `csv` crate.
 #[test]
 fn a_run_with_sensors_resumes_to_the_same_rows() {
     let dir = folder("sensors-resume");
     let scene = write_scene(
         &dir,
         "(domain: (min: (0, 0, 0), max: (0.4, 0.3, 0.1)), fluid: [(min: (0, 0, 0), max: (0.1, 0.16, 0.1))],
-          probes: (sensors: [(name: \"wall\", at: (0, 0.05, 0.05)), (name: \"floor\", at: (0.05, 0, 0.05))], sensor_every: 4),
+          solids: [Box(center: (0.16, 0.03, 0.05), size: (0.08, 0.06, 0.1))],
+          probes: (sensors: [(name: \"wall\", at: (0, 0.05, 0.05)), (name: \"floor\", at: (0.05, 0, 0.05))],
+                   forces: [(name: \"box\", solid: 0)], flows: [(name: \"front\", at: (0.09, 0.08, 0.05), normal: (1, 0, 0))],
+                   sensor_every: 4),
           physics: (spacing: 0.02), grid: (deterministic: true))",
     );
     let (whole, parts) = (dir.join("whole"), dir.join("parts"));
@@ -804,11 +808,30 @@ fn a_run_with_sensors_resumes_to_the_same_rows() {
     let text = |d: &Path| std::fs::read_to_string(d.join("sensors.csv")).unwrap();
     let whole_text = text(&whole);
     let mut r = csv::Reader::from_reader(whole_text.as_bytes());
-    assert_eq!(r.headers().unwrap().iter().collect::<Vec<_>>(), ["step", "time_s", "wall_pa", "wall_fill", "floor_pa", "floor_fill"]);
+    let head = [
+        "step",
+        "time_s",
+        "wall_pa",
+        "wall_fill",
+        "floor_pa",
+        "floor_fill",
+        "box_fx_n",
+        "box_fy_n",
+        "box_fz_n",
+        "box_mx_nm",
+        "box_my_nm",
+        "box_mz_nm",
+        "front_m3_s",
+        "front_kg_s",
+    ];
+    assert_eq!(r.headers().unwrap().iter().collect::<Vec<_>>(), head);
     let rows: Vec<csv::StringRecord> = r.records().map(|x| x.unwrap()).collect();
     assert_eq!(rows.iter().map(|x| x[0].parse::<u64>().unwrap()).collect::<Vec<_>>(), (0..=60).step_by(4).collect::<Vec<u64>>());
     let last: Vec<f64> = rows.last().unwrap().iter().map(|x| x.parse().unwrap()).collect();
     assert!((last[1] - 60.0 * 4e-4).abs() < 1e-8, "the time of step 60: {}", last[1]);
     assert!(last[2] > 0.0 && last[3] > 0.2 && last[4] > 0.0 && last[5] > 0.2, "both sensors under water: {last:?}");
+    // the water beside the box pushes it along +x; the collapsing column flows out through x = 0.09
+    // (ṁ/Q is about ρ0: at the water's edge the summed density is below ρ0, V = m/ρ above m/ρ0)
+    assert!(last[6] > 0.0 && last[12] > 0.0 && (last[13] / last[12] - 1000.0).abs() < 150.0, "the box's force and the flow: {last:?}");
     assert_eq!(text(&parts), whole_text);
 }

@@ -240,8 +240,20 @@ fn flow_sections_are_the_twins_slab_sums() {
     for (row, want) in rows.iter().zip(&twin) {
         for (k, (got, want)) in row.flows.iter().zip(want).enumerate() {
             assert_eq!(got.particles, want.2, "step {}, section {k}: particles in the slab", row.step);
-            assert!((got.volume_rate as f64 - want.0).abs() <= 1e-5 * scale, "step {}, section {k}: Q {} against {}", row.step, got.volume_rate, want.0);
-            assert!((got.mass_rate as f64 - want.1).abs() <= 1e-5 * scale * 1000.0, "step {}, section {k}: ṁ {} against {}", row.step, got.mass_rate, want.1);
+            assert!(
+                (got.volume_rate as f64 - want.0).abs() <= 1e-5 * scale,
+                "step {}, section {k}: Q {} against {}",
+                row.step,
+                got.volume_rate,
+                want.0
+            );
+            assert!(
+                (got.mass_rate as f64 - want.1).abs() <= 1e-5 * scale * 1000.0,
+                "step {}, section {k}: ṁ {} against {}",
+                row.step,
+                got.mass_rate,
+                want.1
+            );
         }
     }
     let first = &rows[0].flows;
