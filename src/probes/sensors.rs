@@ -10,21 +10,8 @@
 //! and `NAME_kg_s` (the mass rate, kg/s). The values are f32 written in their shortest form that
 //! reads back to the same bits.
 
+pub use crate::sim::sensors::Columns;
 use crate::sim::sensors::{FlowValue, SensorRow, SensorValue};
-
-/// The sensors of a `sensors.csv` by kind, each in the scene's order.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Columns {
-    pub pressure: Vec<String>,
-    pub forces: Vec<String>,
-    pub flows: Vec<String>,
-}
-
-impl Columns {
-    pub fn is_empty(&self) -> bool {
-        self.pressure.is_empty() && self.forces.is_empty() && self.flows.is_empty()
-    }
-}
 
 /// The file in a run folder.
 pub const FILE: &str = "sensors.csv";

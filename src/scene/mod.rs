@@ -81,8 +81,8 @@ impl Scene {
     }
 
     /// `sensors.csv`'s sensors.
-    pub fn sensor_columns(&self) -> crate::probes::sensors::Columns {
-        crate::probes::sensors::Columns { pressure: self.sensor_names(), forces: self.force_names(), flows: self.flow_names() }
+    pub fn sensor_columns(&self) -> crate::sim::sensors::Columns {
+        crate::sim::sensors::Columns { pressure: self.sensor_names(), forces: self.force_names(), flows: self.flow_names() }
     }
 
     /// Parses and validates a scene; `file` is only used in error messages.

@@ -72,6 +72,21 @@ impl FlowSpec {
     }
 }
 
+/// The sensors of a simulation by kind, each in the scene's order, by name (`sensors.csv`'s
+/// columns: `crate::probes::sensors`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Columns {
+    pub pressure: Vec<String>,
+    pub forces: Vec<String>,
+    pub flows: Vec<String>,
+}
+
+impl Columns {
+    pub fn is_empty(&self) -> bool {
+        self.pressure.is_empty() && self.forces.is_empty() && self.flows.is_empty()
+    }
+}
+
 /// A force sensor: a solid that does not move, by its boundary particles' ids, and the point
 /// its moment is about.
 #[derive(Clone, Debug, Default, PartialEq)]
