@@ -34,6 +34,9 @@ use std::time::{Duration, Instant};
 /// Steps per submit at most.
 pub(crate) const BATCH: u64 = 100;
 
+/// The first batch after a wait for the GPU's clock (an adaptive dt's `--export-fps`).
+const REFILL: u32 = 8;
+
 /// Where a run starts.
 pub enum Start {
     /// From the scene's initial state, with new files.
@@ -327,13 +330,7 @@ impl<'a> RunLoop<'a> {
             &scene.sensor_columns(),
             cfg.export.as_ref(),
             sim.objects().clone(),
-            cfg.export.as_ref().map_or(crate::export::SurfaceParams::new(scene.physics.spacing, scene.physics.rest_density), |e| {
-                crate::export::SurfaceParams {
-                    cube: e.surface_cube,
-                    threshold: e.surface_threshold,
-                    ..crate::export::SurfaceParams::new(scene.physics.spacing, scene.physics.rest_density)
-                }
-            }),
+            super::settings::surface_params(cfg.export.as_ref(), scene.physics.spacing, scene.physics.rest_density),
             resumed,
         )?;
         let label = if scene.name.is_empty() { scene_label.to_string() } else { scene.name.clone() };
@@ -516,10 +513,9 @@ impl<'a> RunLoop<'a> {
         // the diagnostics of this very step (with the particles in one copy): its time (the GPU
         // clock, for an adaptive dt), the probe row's counters and the checkpoint's
         let read = Instant::now();
-        let (p, d, bodies) = if particles {
+        let (p, d, read_bodies) = if particles {
             let (p, d) = self.sim.read_state().with_context(|| format!("step {step}: reading the state back"))?;
-            let bodies = p.bodies.clone();
-            (Some(p), d, bodies)
+            (Some(p), d, Vec::new())
         } else {
             let (d, bodies) =
                 self.sim.read_diagnostics_and_bodies().with_context(|| format!("step {step}: reading the diagnostics back"))?;
@@ -535,7 +531,10 @@ impl<'a> RunLoop<'a> {
             self.sim.set_frame_time(Some(f.target()));
         }
         self.sim_time = time;
-        if export && let Some(p) = &p {
+        // the moving solids' states: copied with the particles, or alone
+        let bodies = p.as_ref().map_or(&read_bodies[..], |p| &p.bodies[..]);
+        if export {
+            let p = p.as_ref().context("an exported frame reads the particles")?;
             self.outputs.export(p, step, time, &self.params)?;
             let poses = crate::sim::motion::poses_now(&self.motions, time, &p.bodies);
             self.outputs.transforms(step, time, &poses)?;
@@ -544,7 +543,7 @@ impl<'a> RunLoop<'a> {
             // the copy counts to the row when nothing else needed it
             let copy = if export || checkpoint { Duration::ZERO } else { read };
             let started = Instant::now();
-            self.probe(p.as_ref(), &bodies, &d, time)?;
+            self.probe(p.as_ref(), bodies, &d, time)?;
             self.probing += copy + started.elapsed();
             self.probe_rows += 1;
         }
@@ -646,6 +645,9 @@ impl<'a> RunLoop<'a> {
     fn advance(&mut self, target: u64) -> anyhow::Result<()> {
         let mut ahead = crate::ahead::OneAhead::new();
         let started = Instant::now();
+        // frames of an adaptive dt: the steps that cannot pass the next frame from the last
+        // reading of the clock, and those submitted since (no wait while some are left)
+        let (mut safe, mut since) = (0u64, 0u64);
         while self.step < target && !stop_requested() {
             if self.sim.sensor_room() == Some(0) {
                 // the sensors' ring is full: read it (this waits for the GPU)
@@ -655,16 +657,24 @@ impl<'a> RunLoop<'a> {
             let room = self.sim.sensor_room().unwrap_or(u64::MAX);
             let mut k = (target - self.step).min(BATCH).min(room) as u32;
             if let Some(f) = self.frames {
-                // towards the next frame time: read the clock (waits for the GPU), stop on it
-                ahead.drain(&self.gpu.device)?;
-                let d = self.sim.read_diagnostics()?;
-                if f.reached(d.sim_time()) {
-                    self.on_frame = true;
-                    break;
+                if since >= safe {
+                    // towards the next frame time: read the clock (waits for the GPU), stop on it
+                    ahead.drain(&self.gpu.device)?;
+                    let d = self.sim.read_diagnostics()?;
+                    if f.reached(d.sim_time()) {
+                        self.on_frame = true;
+                        break;
+                    }
+                    let p = &self.params;
+                    (safe, since) = (f.safe_steps(d.sim_time(), d.dt as f64, p.dt_min as f64, p.dt_max as f64), 0);
                 }
-                let p = &self.params;
-                let safe = f.safe_steps(d.sim_time(), d.dt as f64, p.dt_min as f64, p.dt_max as f64);
-                k = k.min(safe.min(u32::MAX as u64) as u32);
+                k = k.min((safe - since).min(u32::MAX as u64) as u32);
+                if since == 0 {
+                    // the GPU waits while this batch is recorded: a short one refills the
+                    // pipeline, the next ones are recorded while it runs
+                    k = k.min(REFILL);
+                }
+                since += k as u64;
             }
             ahead.submitted(&self.gpu.device, self.sim.run(k))?;
             self.step += k as u64;

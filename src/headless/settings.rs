@@ -152,7 +152,7 @@ pub struct ExportSettings {
     pub every: u64,
     /// Export boundary particles too.
     pub boundary: bool,
-    /// Frames per simulated second instead of `every` (`--export-fps`; a fixed dt).
+    /// Frames per simulated second instead of `every` (`--export-fps`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fps: Option<f64>,
     /// The files' up axis (`--export-up`).
@@ -163,6 +163,16 @@ pub struct ExportSettings {
     pub surface_cube: f32,
     #[serde(default = "default_surface_threshold")]
     pub surface_threshold: f32,
+}
+
+/// The surface meshes' parameters of a run: the scene's (its spacing and rest density), with
+/// `--surface-cube` and `--surface-threshold` where it exports.
+pub(crate) fn surface_params(export: Option<&ExportSettings>, spacing: f32, rest_density: f32) -> crate::export::SurfaceParams {
+    let scene = crate::export::SurfaceParams::new(spacing, rest_density);
+    match export {
+        Some(e) => crate::export::SurfaceParams { cube: e.surface_cube, threshold: e.surface_threshold, ..scene },
+        None => scene,
+    }
 }
 
 fn default_surface_cube() -> f32 {
