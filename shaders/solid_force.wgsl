@@ -132,7 +132,12 @@ fn each(t: u32) {
     if !DFSPH {
         p_b = tait_pressure(vb.w, params.inv_rest_density) / (vb.w * vb.w);
     }
-    var acc = Acc(pb.xyz, p_b, vb.xyz, vb.w, wall_normal[id].xyz, -pb.w, vec3<f32>(0.0), vec3<f32>(0.0));
+    // (the normals exist only with the approach viscosity or moving solids)
+    var n = vec3<f32>(0.0);
+    if WALL_APPROACH && !DFSPH {
+        n = wall_normal[id].xyz;
+    }
+    var acc = Acc(pb.xyz, p_b, vb.xyz, vb.w, n, -pb.w, vec3<f32>(0.0), vec3<f32>(0.0));
     neighbour_loop(pb.xyz, &acc);
     var f = acc.f * params.grad_scale;
     if NO_SLIP {

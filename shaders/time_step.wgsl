@@ -82,11 +82,12 @@ fn finish() {
     let sum_t = bitcast<f32>(atomicLoad(&diag[DIAG_TIME]));
     let lo = bitcast<f32>(atomicLoad(&diag[DIAG_TIME_LO]));
     // a frame time ahead (an adaptive dt's --export-fps): the step that reaches it ends on it,
-    // the clock then reads it exactly; less than two steps before it, the step takes half
+    // the clock then reads it exactly; less than two steps before it, the step takes half.
+    // Within half of dt_min of it the clock counts as on it (the run stops there): no sliver.
     var lands = false;
     if params.adaptive != 0u && params.frame_time > 0.0 {
         let left = (params.frame_time - sum_t) - lo;
-        if left > 0.0 {
+        if left > 0.5 * params.dt_min {
             if left <= dt {
                 dt = left;
                 lands = true;

@@ -129,9 +129,10 @@ pub(crate) fn adaptive_dt(a: AdaptiveDt, max_speed: f64, max_acc: f64, last_dt: 
 /// An adaptive dt against the next frame time (`rillet run --export-fps`; sim.time_step's rule):
 /// with `left` = frame time − clock, a step that would reach or pass the frame ends on it
 /// (`true`: the clock then reads the frame time), and one that would leave less than a step
-/// before it takes half of `left`, so the step that lands is not a sliver.
-pub(crate) fn toward_frame(dt: f64, left: f64) -> (f64, bool) {
-    if left <= 0.0 {
+/// before it takes half of `left`, so the step that lands is not a sliver. Within `dt_min / 2`
+/// of the frame the clock counts as on it: the step is the flow's.
+pub(crate) fn toward_frame(dt: f64, left: f64, dt_min: f64) -> (f64, bool) {
+    if left <= 0.5 * dt_min {
         (dt, false)
     } else if left <= dt {
         (left, true)

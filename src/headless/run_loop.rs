@@ -139,13 +139,16 @@ pub(crate) struct FrameClock {
     fps: f64,
     /// The next frame.
     next: u64,
+    /// Half the least dt: a clock this close before a frame is on it (sim.time_step takes no
+    /// sliver of a step to land on it).
+    tolerance: f64,
 }
 
 impl FrameClock {
-    /// The frames after a start at `time` (the first one at or after it).
-    pub(crate) fn new(fps: f64, time: f64) -> Self {
-        let mut c = Self { fps, next: (time * fps).floor().max(0.0) as u64 };
-        while (c.target() as f64) < time {
+    /// The frames after a start at `time` (the first one on or after it), `dt_min` the least dt.
+    pub(crate) fn new(fps: f64, time: f64, dt_min: f64) -> Self {
+        let mut c = Self { fps, next: ((time * fps).floor().max(1.0) - 1.0) as u64, tolerance: 0.5 * dt_min };
+        while (c.target() as f64) < time - c.tolerance {
             c.next += 1;
         }
         c
@@ -163,7 +166,7 @@ impl FrameClock {
 
     /// Whether a clock reading `clock` is on the next frame (or past it).
     pub(crate) fn reached(&self, clock: f64) -> bool {
-        clock >= self.target() as f64
+        clock >= self.target() as f64 - self.tolerance
     }
 
     /// Steps that cannot pass the next frame from `clock`, the last step's being `last_dt`:
@@ -346,7 +349,12 @@ impl<'a> RunLoop<'a> {
             label,
             settings: cfg,
             schedule: Schedule::new(cfg, (!sim.is_adaptive()).then(|| sim.fixed_dt())),
-            frames: cfg.export.as_ref().and_then(|e| e.fps).filter(|_| sim.is_adaptive()).map(|f| FrameClock::new(f, state.time)),
+            frames: cfg
+                .export
+                .as_ref()
+                .and_then(|e| e.fps)
+                .filter(|_| sim.is_adaptive())
+                .map(|f| FrameClock::new(f, state.time, params.dt_min as f64)),
             on_frame: false,
             watch: Watch::new(&params, &start),
             profile: Profile::new(&setup),
@@ -793,18 +801,21 @@ mod tests {
     #[test]
     fn frames_of_an_adaptive_dt_are_approached_without_passing_them() {
         // the first frame at or after the start; reached on its f32 time
-        let c = FrameClock::new(30.0, 0.0);
+        let c = FrameClock::new(30.0, 0.0, 1e-5);
         assert_eq!((c.next, c.time()), (0, 0.0));
         assert!(c.reached(0.0));
-        let c = FrameClock::new(30.0, 0.05);
+        let c = FrameClock::new(30.0, 0.05, 1e-5);
         assert_eq!(c.next, 2);
         assert!(!c.reached(0.0666) && c.reached((2.0f64 / 30.0) as f32 as f64));
         // a resumed run on frame 3 (its clock read f32(0.1)) has it next, reached
-        let c = FrameClock::new(30.0, 0.1f32 as f64);
+        let c = FrameClock::new(30.0, 0.1f32 as f64, 1e-5);
         assert!(c.next == 3 && c.reached(0.1f32 as f64));
+        // a clock a hair before a frame (a checkpoint's f64 time against the f32 frame) is on it
+        let c = FrameClock::new(30.0, 0.1 - 1e-9, 1e-5);
+        assert!(c.next == 3 && c.reached(0.1 - 1e-9) && !c.reached(0.1 - 1e-5));
         // the safe batch: steps growing by DT_GROWTH from the last, within [dt_min, dt_max],
         // never reaching within two steps of the frame
-        let c = FrameClock { fps: 10.0, next: 1 };
+        let c = FrameClock { fps: 10.0, next: 1, tolerance: 0.0 };
         for (clock, last, lo, hi) in
             [(0.0, 1e-3, 1e-5, 1e-3), (0.05, 1e-4, 1e-5, 2e-3), (0.0999, 1e-3, 1e-5, 1e-3), (0.0, 1e-6, 1e-3, 2e-3)]
         {

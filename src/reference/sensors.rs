@@ -109,7 +109,7 @@ pub fn solid_force(
                     f += n * (m_i * m_b * pi * grad.dot(n));
                 }
             }
-            if t.no_slip > 0.0 {
+            if t.no_slip > 0.0 && !t.dfsph {
                 let fr = m_b * t.no_slip * (rho_i + rho_b) / (rho_i * rho_b) * d.dot(grad) / (r2 + eta2);
                 f -= (vi - vb) * (m_i * fr);
             }

@@ -540,7 +540,7 @@ impl RefSim {
             p.dt
         };
         let (dt, lands) = if p.adaptive != 0 && p.frame_time > 0.0 {
-            let (dt, lands) = crate::physics::toward_frame(dt as f64, p.frame_time as f64 - self.time);
+            let (dt, lands) = crate::physics::toward_frame(dt as f64, p.frame_time as f64 - self.time, p.dt_min as f64);
             (dt as f32, lands)
         } else {
             (dt, false)

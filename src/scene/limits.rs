@@ -146,8 +146,9 @@ pub(crate) const MAX_SENSORS: usize = 4096;
 /// Force sensors a scene may have (a workgroup each to sum; six columns of `sensors.csv`).
 pub(crate) const MAX_FORCE_SENSORS: usize = 256;
 
-/// Flow sections a scene may have (a pass over the particles each; two columns of `sensors.csv`).
-pub(crate) const MAX_FLOW_SECTIONS: usize = 64;
+/// Flow sections a scene may have (their partial sums, 16 bytes per section and 32 particles,
+/// stay within the particle state's binding: 16 bytes a particle).
+pub(crate) const MAX_FLOW_SECTIONS: usize = 16;
 
 /// A mesh's scale factor.
 pub(crate) const MESH_SCALE: Limit<f32> = Limit::closed(1e-6, 1e6, "");

@@ -429,6 +429,9 @@ impl Scene {
                 !self.solids[f.solid].moves(),
                 "a solid without `motion` or `floating` (a moving solid's force is in bodies.csv)",
             )?;
+            if let Some(first) = forces[..k].iter().position(|o| o.solid == f.solid) {
+                v.check(&field, f.solid, false, &format!("a solid no other force sensor measures (probes.forces[{first}] does)"))?;
+            }
         }
         let flows = &self.probes.flows;
         v.check(

@@ -240,7 +240,7 @@ impl Passes {
             dfsph: if dfsph { Some(dfsph::DfsphPasses::new(device, cfg, rows, lists)?) } else { None },
             sensors: if sensors { Some(sensors::new(device, cfg, rows, dfsph)?) } else { None },
             solid_force: if forces {
-                Some(sensors::forces(device, cfg, rows, dfsph, no_slip, params.wall_approach_viscosity > 0.0)?)
+                Some(sensors::forces(device, cfg, rows, dfsph, no_slip && !dfsph, params.wall_approach_viscosity > 0.0)?)
             } else {
                 None
             },
@@ -480,6 +480,17 @@ impl Sim {
         let n = state.n_particles();
         Self::check_fits(gpu, n as u64)?;
         let max_binding = gpu.max_binding_bytes();
+        // sim.solid_force's force and moment per boundary particle of a sensed solid
+        let sensed = state.sensors.forces.iter().map(|f| f.count as u64).sum::<u64>() * 32;
+        if sensed > max_binding {
+            return Err(SimError::TooManyParticles {
+                what: "the force sensors' solids (32 bytes per boundary particle)",
+                bytes: sensed,
+                limit: max_binding,
+                limit_name: "max_storage_buffer_binding_size",
+                max_particles: max_binding / 32,
+            });
+        }
         let max_wg = gpu.limits.max_compute_invocations_per_workgroup.min(gpu.limits.max_compute_workgroup_size_x);
         if !matches!(options.workgroup_size, 32 | 64 | 128 | 256) || options.workgroup_size > max_wg {
             return Err(SimError::WorkgroupSize(options.workgroup_size, max_wg));

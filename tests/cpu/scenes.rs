@@ -238,6 +238,11 @@ fn bad_sensors() {
     assert_invalid("sensor_name_twice.ron", "probes.sensors[1].name", "a name no other sensor has (probes.sensors[0] has it)");
     assert_invalid("sensor_every_zero.ron", "probes.sensor_every", "[1, 1000000] steps");
     assert_invalid("flow_without_normal.ron", "probes.flows[0].normal", "a direction (x, y, z) of non-zero length");
+    assert_invalid(
+        "force_twice_on_a_solid.ron",
+        "probes.forces[1].solid",
+        "a solid no other force sensor measures (probes.forces[0] does)",
+    );
     assert_invalid("force_on_missing_solid.ron", "probes.forces[0].solid", "a solid's index in `solids`: [0, 0]");
     assert_invalid(
         "force_on_moving_solid.ron",
@@ -276,6 +281,7 @@ fn every_bad_scene_is_tested() {
         "fluid_mesh_overlap.ron",
         "force_on_missing_solid.ron",
         "force_on_moving_solid.ron",
+        "force_twice_on_a_solid.ron",
         "inward_mesh.ron",
         "missing_mesh.ron",
         "motion_dfsph.ron",
