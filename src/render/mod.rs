@@ -1,6 +1,6 @@
-//! Drawing the simulation in one of two views ([`View`]): spheres (sphere sprites straight from
-//! the particle buffers, coloured by speed, density or pressure; one render pass a frame,
-//! `render.scene`) or the water's surface ([`surface`]: four passes). Both draw the domain box
+//! Drawing the simulation in one of two views ([`View`]): spheres (every particle ray-cast by
+//! compute straight from the particle buffers, coloured by speed, density or pressure;
+//! [`spheres`]: three passes) or the water's surface ([`surface`]: four passes). Both draw the domain box
 //! as lines with an orbit camera; the egui pass follows in the same encoder.
 
 pub(crate) mod camera;
@@ -8,6 +8,7 @@ pub(crate) mod colormap;
 pub(crate) mod image;
 pub(crate) mod lines;
 pub(crate) mod solids;
+pub mod spheres;
 pub(crate) mod sprites;
 pub mod surface;
 pub mod uniforms;
@@ -107,7 +108,7 @@ impl View {
     /// Labels of the view's render passes, in order (and in timestamp order).
     pub(crate) fn passes(self) -> &'static [&'static str] {
         match self {
-            View::Spheres => &["render.scene"],
+            View::Spheres => &spheres::PASSES,
             View::Surface => &surface::PASSES,
         }
     }
@@ -291,7 +292,9 @@ impl Viewport {
 pub struct Renderer {
     uniforms: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
+    /// Sphere sprites, rasterised: the walls in the surface view.
     sprites: wgpu::RenderPipeline,
+    spheres: spheres::SpherePass,
     lines: wgpu::RenderPipeline,
     depth: Option<(wgpu::TextureView, [u32; 2])>,
     surface: surface::SurfacePass,
@@ -329,6 +332,7 @@ impl Renderer {
         });
         Self {
             sprites: sprites::pipeline(device, &layout, color),
+            spheres: spheres::SpherePass::new(device, color),
             lines: lines::pipeline(device, &layout, color),
             uniforms,
             bind_group,
@@ -436,48 +440,60 @@ impl Renderer {
         }
         queue.write_buffer(&self.uniforms, 0, bytemuck::bytes_of(&frame));
         let depth = self.depth_view(device, size);
+        let count = spheres::PASSES.len();
         let [r, g, b] = BACKGROUND.map(|c| colormap::srgb_to_linear(c as f32 / 255.0) as f64);
-        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            label: Some("render.scene"),
-            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                view: target,
-                depth_slice: None,
-                resolve_target: None,
-                ops: wgpu::Operations { load: wgpu::LoadOp::Clear(wgpu::Color { r, g, b, a: 1.0 }), store: wgpu::StoreOp::Store },
-            })],
-            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                view: &depth,
-                depth_ops: Some(wgpu::Operations { load: wgpu::LoadOp::Clear(1.0), store: wgpu::StoreOp::Discard }),
-                stencil_ops: None,
-            }),
-            timestamp_writes: timing.pass(0, 1).map(|(query_set, b, e)| wgpu::RenderPassTimestampWrites {
-                query_set,
-                beginning_of_pass_write_index: b,
-                end_of_pass_write_index: e,
-            }),
-            occlusion_query_set: None,
-            multiview_mask: None,
-        });
-        if viewport.width < 1.0 || viewport.height < 1.0 {
-            return;
+        {
+            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some(spheres::PASSES[0]),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: target,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations { load: wgpu::LoadOp::Clear(wgpu::Color { r, g, b, a: 1.0 }), store: wgpu::StoreOp::Store },
+                })],
+                // kept for the spheres' shade pass
+                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                    view: &depth,
+                    depth_ops: Some(wgpu::Operations { load: wgpu::LoadOp::Clear(1.0), store: wgpu::StoreOp::Store }),
+                    stencil_ops: None,
+                }),
+                timestamp_writes: timing.pass(0, count).map(|(query_set, b, e)| wgpu::RenderPassTimestampWrites {
+                    query_set,
+                    beginning_of_pass_write_index: b,
+                    end_of_pass_write_index: e,
+                }),
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            if viewport.width >= 1.0 && viewport.height >= 1.0 {
+                pass.set_viewport(viewport.x, viewport.y, viewport.width, viewport.height, 0.0, 1.0);
+                pass.set_bind_group(0, &self.bind_group, &[]);
+                if settings.show_box {
+                    lines::draw(&mut pass, &self.lines);
+                }
+                if let Some(m) = &self.solids {
+                    m.draw(&mut pass, &self.solids_pipeline);
+                }
+            }
         }
-        pass.set_viewport(viewport.x, viewport.y, viewport.width, viewport.height, 0.0, 1.0);
-        pass.set_bind_group(0, &self.bind_group, &[]);
-        if settings.show_box {
-            lines::draw(&mut pass, &self.lines);
-        }
-        if let Some(m) = &self.solids {
-            m.draw(&mut pass, &self.solids_pipeline);
-        }
-        if let Some((set, n)) = draw {
-            sprites::draw(&mut pass, &self.sprites, set, n);
-        }
+        self.spheres.record(device, queue, encoder, target, &depth, viewport, view_size, &self.uniforms, draw, |k| timing.pass(k, count));
     }
 
-    /// A new simulation replaced the old one: the surface view lets go of the old particle
-    /// buffers.
+    /// A new simulation replaced the old one: both views let go of the old particle buffers.
     pub fn release_particles(&mut self) {
         self.surface.release_particles();
+        self.spheres.release_particles();
+    }
+
+    /// The sphere view's count of GPU objects made (buffers and bind groups: at the first frame,
+    /// on a new viewport size and for a new particle buffer, never on a frame like the last).
+    pub fn sphere_objects_made(&self) -> u64 {
+        self.spheres.made()
+    }
+
+    /// Testing: the sphere view's splat of the last frame (see [`spheres::Splat`]).
+    pub fn sphere_splat(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> Option<spheres::Splat> {
+        self.spheres.read_splat(device, queue)
     }
 
     /// The surface view's count of GPU objects made ([`surface::SurfacePass::made`]).

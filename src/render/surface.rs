@@ -185,14 +185,15 @@ struct Targets {
     splat: Vec<(wgpu::Buffer, wgpu::BindGroup)>,
 }
 
-struct ComputeKernel {
-    pipeline: wgpu::ComputePipeline,
+/// A compute pipeline of the 3D view with its reflected bindings (the surface and sphere views').
+pub(super) struct ComputeKernel {
+    pub(super) pipeline: wgpu::ComputePipeline,
     layout: wgpu::BindGroupLayout,
     bindings: Vec<Binding>,
 }
 
 impl ComputeKernel {
-    fn new(device: &wgpu::Device, label: &str, source: &str, entry: &str, constants: &[(&str, f64)]) -> Self {
+    pub(super) fn new(device: &wgpu::Device, label: &str, source: &str, entry: &str, constants: &[(&str, f64)]) -> Self {
         let bindings =
             crate::wgsl::bindings(label, source, &[entry]).unwrap_or_else(|e| panic!("{e} (tests/shaders.rs checks every file)"));
         let layout = kernels::layout(device, label, &bindings);
@@ -201,7 +202,7 @@ impl ComputeKernel {
         Self { pipeline, layout, bindings }
     }
 
-    fn bind(&self, device: &wgpu::Device, label: &str, buffers: &[(&str, &wgpu::Buffer)]) -> wgpu::BindGroup {
+    pub(super) fn bind(&self, device: &wgpu::Device, label: &str, buffers: &[(&str, &wgpu::Buffer)]) -> wgpu::BindGroup {
         kernels::bind(device, label, &self.layout, &self.bindings, buffers).unwrap_or_else(|e| panic!("{e}"))
     }
 }
@@ -229,7 +230,7 @@ pub fn source(file: &str) -> String {
     crate::wgsl::compose(file).unwrap_or_else(|e| panic!("shaders/{file}.wgsl: {e} (tests/shaders.rs checks every file)"))
 }
 
-fn uniform_entry(binding: u32, visibility: wgpu::ShaderStages) -> wgpu::BindGroupLayoutEntry {
+pub(super) fn uniform_entry(binding: u32, visibility: wgpu::ShaderStages) -> wgpu::BindGroupLayoutEntry {
     wgpu::BindGroupLayoutEntry {
         binding,
         visibility,
@@ -238,7 +239,7 @@ fn uniform_entry(binding: u32, visibility: wgpu::ShaderStages) -> wgpu::BindGrou
     }
 }
 
-fn storage_read_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
+pub(super) fn storage_read_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
     wgpu::BindGroupLayoutEntry {
         binding,
         visibility: wgpu::ShaderStages::FRAGMENT,

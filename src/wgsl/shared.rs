@@ -151,6 +151,26 @@ const _: () = assert!(std::mem::size_of::<FrameUniforms>() == 1232);
 
 wgsl_struct! {
     #[wgsl(uniform)]
+    /// The sphere view's viewport (`px` in `shaders/spheres.wgsl`, beside the frame's
+    /// [`FrameUniforms`]): its buffers hold one value per pixel of the viewport, row by row from
+    /// the top.
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, Pod, Zeroable)]
+    pub struct SphereView {
+        /// The viewport's size in pixels.
+        pub size: [u32; 2],
+        /// The viewport's top-left corner in the target, pixels.
+        pub origin: [f32; 2],
+        /// Particles splatted (the first this many of the set).
+        pub n_particles: u32,
+        pub _pad: [u32; 3] as pad,
+    }
+}
+
+const _: () = assert!(std::mem::size_of::<SphereView>() == 32);
+
+wgsl_struct! {
+    #[wgsl(uniform)]
     /// The uniform block of the surface shaders (`surf` in `shaders/surface_common.wgsl`). The
     /// view's buffers hold one value per pixel of the viewport, row by row from the top.
     #[repr(C)]
@@ -514,6 +534,7 @@ pub(crate) const MODULES: &[(&str, super::Generated)] = &[
     ("sim_params", one::<SimParams>),
     ("frame_uniforms", one::<FrameUniforms>),
     ("surface_uniforms", one::<SurfaceUniforms>),
+    ("sphere_view", one::<SphereView>),
     ("emit_structs", emit_module),
     ("diagnostics", diagnostics_module),
     ("scan_params", one::<ScanParams>),
@@ -528,6 +549,7 @@ pub fn layouts() -> Vec<(&'static str, super::structs::Layout)> {
         ("sim_params", SimParams::layout()),
         ("frame_uniforms", FrameUniforms::layout()),
         ("surface_uniforms", SurfaceUniforms::layout()),
+        ("sphere_view", SphereView::layout()),
         ("emit_structs", EmitterGpu::layout()),
         ("emit_structs", EmitState::layout()),
         ("diagnostics", Diagnostics::layout()),
