@@ -43,13 +43,16 @@ fn splat_particle(i: u32, second: bool) {
     let reach = min(r * frame.proj[1][1] * size.y * 0.5 / d * stretch * 1.1 + 1.0, MAX_SPLAT_PX);
     let lo = max(vec2<i32>(floor(centre - reach)), vec2<i32>(0));
     let hi = min(vec2<i32>(ceil(centre + reach)), vec2<i32>(px.size) - 1);
-    let cc = dot(c, c) - r * r;
     for (var y = lo.y; y <= hi.y; y++) {
         for (var x = lo.x; x <= hi.x; x++) {
             let ray = pixel_ray(vec2<f32>(f32(x), f32(y)), size);
             let len = length(ray);
-            let b = dot(ray / len, c);
-            let disc = b * b - cc;
+            let dir = ray / len;
+            let b = dot(dir, c);
+            // r² less the squared distance of the centre from the ray (not b² − |c|² + r², whose
+            // difference of two squares of the distance loses the digits a small sphere needs)
+            let off = c - dir * b;
+            let disc = r * r - dot(off, off);
             if disc < 0.0 {
                 continue;
             }

@@ -40,7 +40,8 @@ fn fs_spheres(@builtin(position) pos: vec4<f32>) -> FragOut {
     let r = frame.radius;
     let b = dot(dir, c);
     // the splat found a hit along this ray: a disc that rounds below zero is a grazing one
-    let disc = max(b * b - (dot(c, c) - r * r), 0.0);
+    let off = c - dir * b;
+    let disc = max(r * r - dot(off, off), 0.0);
     let hit = dir * (b - sqrt(disc));
     let n = normalize(hit - c);
     let clip = frame.proj * vec4<f32>(hit, 1.0);

@@ -249,7 +249,7 @@ impl ViewSettings {
     }
 
     /// The uniform block for a viewport of `aspect`.
-    pub(crate) fn uniforms(&self, params: &SimParams, aspect: f32) -> FrameUniforms {
+    pub fn uniforms(&self, params: &SimParams, aspect: f32) -> FrameUniforms {
         let (lo, hi) = self.range();
         let spacing = params.h / crate::physics::SUPPORT_OVER_SPACING;
         FrameUniforms {

@@ -318,13 +318,14 @@ pub fn splat_twin(frame: &super::uniforms::FrameUniforms, size: [u32; 2], pos_ma
         let y0 = ((centre[1] - reach).floor() as i32).max(0);
         let x1 = ((centre[0] + reach).ceil() as i32).min(size[0] as i32 - 1);
         let y1 = ((centre[1] + reach).ceil() as i32).min(size[1] as i32 - 1);
-        let cc = c.dot(c) - r * r;
         for y in y0..=y1 {
             for x in x0..=x1 {
                 let ray = ray(x as f32, y as f32);
                 let len = ray.length();
-                let b = (ray / len).dot(c);
-                let disc = b * b - cc;
+                let dir = ray / len;
+                let b = dir.dot(c);
+                let off = c - dir * b;
+                let disc = r * r - off.dot(off);
                 if disc >= 0.0 {
                     visit(y as usize * size[0] as usize + x as usize, (b - disc.sqrt()) / len);
                 }

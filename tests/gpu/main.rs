@@ -17,6 +17,7 @@ mod scenes;
 mod sensors;
 mod shaders;
 mod solver;
+mod spheres;
 mod sph;
 mod surface;
 mod throughput;
