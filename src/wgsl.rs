@@ -312,6 +312,7 @@ mod tests {
                 "sim_params",
                 "frame_uniforms",
                 "surface_uniforms",
+                "sphere_view",
                 "emit_structs",
                 "diagnostics",
                 "scan_params",

@@ -189,6 +189,7 @@ fn every_shared_struct_has_the_rust_layout_in_wgsl() {
             "SimParams",
             "FrameUniforms",
             "SurfaceUniforms",
+            "SphereView",
             "EmitterGpu",
             "EmitState",
             "Diagnostics",
@@ -222,7 +223,12 @@ fn the_shaders_bind_the_generated_structs() {
     assert_layout(&emit, &EmitState::layout(), "emit.write");
     assert_layout(&parse_text("render.surface.shade", &source("surface_shade")), &SurfaceUniforms::layout(), "render.surface.shade");
     assert_layout(&parse_text("render.sprites", &rillet::render::sprites_source()), &FrameUniforms::layout(), "render.sprites");
-    for file in ["common", "render_common", "surface_common", "emit_common"] {
+    for file in ["spheres", "spheres_shade"] {
+        let text = parse_text(file, &source(file));
+        assert_layout(&text, &FrameUniforms::layout(), file);
+        assert_layout(&text, &rillet::render::spheres::SphereView::layout(), file);
+    }
+    for file in ["common", "render_common", "surface_common", "sphere_common", "emit_common"] {
         let text = wgsl::source(file).unwrap();
         assert!(!text.contains("struct "), "shaders/{file}.wgsl declares a struct of its own: the shared ones are generated");
     }
