@@ -11,9 +11,20 @@
 
 @group(0) @binding(14) var<storage, read> nb_list: array<vec4<u32>>;
 @group(0) @binding(15) var<storage, read> nb_count: array<u32>;
+@group(0) @binding(16) var<storage, read> nb_list_hi: array<vec4<u32>>;
 
-// Set from Rust (crate::sim::neighbour_lists): whether the lists were written this step.
+// Set from Rust (crate::sim::ListLayout): whether the lists were written this step, and whether
+// their rows from LIST_SPLIT_ROW on are in nb_list_hi (lists_write.wgsl).
 override LISTS: bool = false;
+override SPLIT_LISTS: bool = false;
+
+// Row `row` (entries 4·row … 4·row + 3) of slot i's list.
+fn list_load(row: u32, i: u32) -> vec4<u32> {
+    if SPLIT_LISTS && row >= LIST_SPLIT_ROW {
+        return nb_list_hi[(row - LIST_SPLIT_ROW) * params.n_particles + i];
+    }
+    return nb_list[row * params.n_particles + i];
+}
 
 fn neighbour_walk(i: u32, x: vec3<f32>, acc: ptr<function, Acc>) {
     var count = LIST_MAX + 1u;
@@ -25,7 +36,7 @@ fn neighbour_walk(i: u32, x: vec3<f32>, acc: ptr<function, Acc>) {
         return;
     }
     for (var m = 0u; m < count; m += 4u) {
-        let q = nb_list[(m / 4u) * params.n_particles + i];
+        let q = list_load(m / 4u, i);
         visit(acc, q.x);
         if m + 1u < count {
             visit(acc, q.y);

@@ -6,14 +6,29 @@
 // nb_list[(k / 4) * n_particles + i], so that readers, whose invocations read their k-th
 // entries together, load 16 bytes per invocation from one contiguous range; a particle's four
 // entries are written together, as one vector (single words, scattered once the flow is
-// irregular, cost twice as much: docs/PERFORMANCE.md, "Neighbour lists").
+// irregular, cost twice as much: docs/PERFORMANCE.md, "Neighbour lists"). Where the lists are
+// too large for one binding (SPLIT_LISTS), rows LIST_SPLIT_ROW and after are in nb_list_hi,
+// from its start: row k ≥ LIST_SPLIT_ROW of slot i is nb_list_hi[(k − LIST_SPLIT_ROW) ·
+// n_particles + i].
 //
 // #import common
 
 @group(0) @binding(14) var<storage, read_write> nb_list: array<vec4<u32>>;
 @group(0) @binding(15) var<storage, read_write> nb_count: array<u32>;
+@group(0) @binding(16) var<storage, read_write> nb_list_hi: array<vec4<u32>>;
 
 override LISTS: bool = false;
+// Set from Rust (crate::sim::ListLayout): the lists' rows in two bindings.
+override SPLIT_LISTS: bool = false;
+
+// Stores row `row` (entries 4·row … 4·row + 3) of slot `slot`'s list.
+fn list_store(row: u32, slot: u32, v: vec4<u32>) {
+    if SPLIT_LISTS && row >= LIST_SPLIT_ROW {
+        nb_list_hi[(row - LIST_SPLIT_ROW) * params.n_particles + slot] = v;
+    } else {
+        nb_list[row * params.n_particles + slot] = v;
+    }
+}
 
 // A list being written: entries so far (also past LIST_MAX), the particle's slot, the four
 // entries not yet stored.
@@ -39,7 +54,7 @@ fn list_push(acc: ptr<function, Acc>, j: u32, r2: f32) {
     if n < LIST_MAX {
         (*acc).list.pack[n & 3u] = j;
         if (n & 3u) == 3u {
-            nb_list[(n / 4u) * params.n_particles + (*acc).list.slot] = (*acc).list.pack;
+            list_store(n / 4u, (*acc).list.slot, (*acc).list.pack);
         }
     }
     (*acc).list.n = n + 1u;
@@ -51,7 +66,7 @@ fn list_finish(w: ListWriter) {
         return;
     }
     if w.n < LIST_MAX && (w.n & 3u) != 0u {
-        nb_list[(w.n / 4u) * params.n_particles + w.slot] = w.pack;
+        list_store(w.n / 4u, w.slot, w.pack);
     }
     nb_count[w.slot] = w.n;
 }

@@ -184,11 +184,15 @@ pub(crate) const MIN_DIVERGENCE_ITERATIONS: u32 = 1;
 /// The factor of the force condition dt ≤ FORCE_CONDITION·√(h/|a|max) of an adaptive dt.
 pub(crate) const FORCE_CONDITION: f64 = 0.25;
 
-/// Most neighbours a particle's neighbour list holds (a multiple of 4; sph.density writes the
-/// lists, sph.force reads them, `crate::sim::neighbour_lists` says when). About 34 lie within h
+/// Most neighbours a particle's neighbour list holds (a multiple of 8: two bindings hold half each; sph.density writes the
+/// lists, sph.force reads them, `crate::sim::ListLayout` says when and how). About 34 lie within h
 /// of a particle of the benchmark case at rest and up to about 45 under its compression; a
 /// particle with more walks the grid in sph.force. A constant of the shaders, not a pipeline
 /// override: as an override in the lists' index arithmetic it cost the step 19 % on the H200
 /// (docs/PERFORMANCE.md, "Neighbour lists").
 pub const NEIGHBOUR_LIST_MAX: u32 = 48;
-const _: () = assert!(NEIGHBOUR_LIST_MAX.is_multiple_of(4));
+const _: () = assert!(NEIGHBOUR_LIST_MAX.is_multiple_of(8));
+
+/// Where the neighbour lists are too large for one binding, their rows of four entries from this
+/// one on are kept in a second binding (`shaders/lists_write.wgsl`): half in each.
+pub const LIST_SPLIT_ROW: u32 = NEIGHBOUR_LIST_MAX / 8;

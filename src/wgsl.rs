@@ -98,6 +98,7 @@ fn constants_module() -> String {
          const MIN_PRESSURE_ITERATIONS: u32 = {}u;\n\
          const MIN_DIVERGENCE_ITERATIONS: u32 = {}u;\n\
          const LIST_MAX: u32 = {}u;\n\
+         const LIST_SPLIT_ROW: u32 = {}u;\n\
          const SUPPORT_OVER_SPACING: f32 = {:?};\n\
          const CONTACT_STIFFNESS: f32 = {:?};\n\
          const CONTACT_DAMPING: f32 = {:?};\n",
@@ -114,6 +115,7 @@ fn constants_module() -> String {
         crate::physics::MIN_PRESSURE_ITERATIONS,
         crate::physics::MIN_DIVERGENCE_ITERATIONS,
         crate::physics::NEIGHBOUR_LIST_MAX,
+        crate::physics::LIST_SPLIT_ROW,
         crate::physics::SUPPORT_OVER_SPACING,
         crate::physics::CONTACT_STIFFNESS,
         crate::physics::CONTACT_DAMPING
@@ -346,7 +348,8 @@ mod tests {
                 ("wall_normal", Access::Read),
                 ("wall_motion", Access::Read),
                 ("nb_list", Access::Read),
-                ("nb_count", Access::Read)
+                ("nb_count", Access::Read),
+                ("nb_list_hi", Access::Read)
             ]
         );
     }

@@ -5,6 +5,7 @@ use super::shader::{self, KernelConfig, KernelError, Pass, Walk};
 
 /// With `lists` the pass also writes the neighbour lists sph.force reads
 /// ([`super::NEIGHBOUR_LIST_MAX`]); `rows` reads a row of cells as one range (linear order).
-pub(crate) fn new(device: &wgpu::Device, cfg: KernelConfig, rows: bool, lists: bool) -> Result<Pass<Walk>, KernelError> {
-    Pass::new(device, &shader::DENSITY, cfg, &[("ROWS", shader::flag(rows)), super::list_constant(lists)])
+pub(crate) fn new(device: &wgpu::Device, cfg: KernelConfig, rows: bool, lists: super::ListLayout) -> Result<Pass<Walk>, KernelError> {
+    let [on, split] = lists.constants();
+    Pass::new(device, &shader::DENSITY, cfg, &[("ROWS", shader::flag(rows)), on, split])
 }

@@ -85,8 +85,9 @@ crate::passes! {
 }
 
 impl DfsphPasses {
-    pub(crate) fn new(device: &wgpu::Device, cfg: KernelConfig, rows: bool, lists: bool) -> Result<Self, KernelError> {
-        let walk = [("ROWS", shader::flag(rows)), super::list_constant(lists)];
+    pub(crate) fn new(device: &wgpu::Device, cfg: KernelConfig, rows: bool, lists: super::ListLayout) -> Result<Self, KernelError> {
+        let [on, split] = lists.constants();
+        let walk = [("ROWS", shader::flag(rows)), on, split];
         let source =
             |src: &shader::ShaderSource, solve: Solve| Pass::new(device, src, cfg, &[&walk[..], &[("DENSITY", solve.density())]].concat());
         let store = Pass::new(device, &shader::DFSPH_STORE, cfg, &[])?;

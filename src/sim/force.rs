@@ -24,17 +24,19 @@ pub(crate) fn new(
     cfg: KernelConfig,
     rows: bool,
     mode: Mode,
-    lists: bool,
+    lists: super::ListLayout,
     approach: bool,
     moving: bool,
 ) -> Result<Pass<Walk>, KernelError> {
+    let [on, split] = lists.constants();
     let constants = [
         ("ROWS", shader::flag(rows)),
         ("PRESSURE", shader::flag(mode != Mode::ViscousOnly)),
         ("NO_SLIP", shader::flag(mode == Mode::PressureNoSlip)),
         ("WALL_APPROACH", shader::flag(approach)),
         ("MOVING", shader::flag(moving)),
-        super::list_constant(lists),
+        on,
+        split,
     ];
     Pass::new(device, &shader::FORCE, cfg, &constants)
 }

@@ -183,7 +183,7 @@ crate::passes! {
 #[derive(Clone, Copy, Debug)]
 struct Builds {
     /// The neighbour lists ([`Fixed::lists`]).
-    lists: bool,
+    lists: ListLayout,
     /// The emitters' passes.
     emitters: bool,
     /// solids.move and the moving walls' terms.
@@ -295,6 +295,7 @@ fn named(cells: &CellBuffers, f: &Fixed, c: usize) -> Named {
         .add("body_force", &f.moving.force)
         .add("nb_list", &f.nb_list)
         .add("nb_count", &f.nb_count)
+        .add("nb_list_hi", &f.nb_list_hi)
         .add("reduce", &f.reduce)
         .add("free_flag", &e.free_flag)
         .add("free_prefix", &e.free_prefix)
@@ -338,13 +339,15 @@ struct Fixed {
     /// for those only (transient: not reordered).
     wet: wgpu::Buffer,
     /// The neighbour lists and their counts, written by sph.density (WCSPH) or dfsph.factor
-    /// (DFSPH) and read by the passes after it in the step ([`neighbour_lists`]; 16-byte
-    /// placeholders without them). Transient: not reordered.
+    /// (DFSPH) and read by the passes after it in the step ([`ListLayout`]; 16-byte
+    /// placeholders without them); `nb_list_hi` holds the lists' second half where they are
+    /// split over two bindings (a placeholder otherwise). Transient: not reordered.
     nb_list: wgpu::Buffer,
     nb_count: wgpu::Buffer,
-    /// Whether the step keeps neighbour lists ([`neighbour_lists`]): the list buffers are real
-    /// and the kernels are built to write and read them.
-    lists: bool,
+    nb_list_hi: wgpu::Buffer,
+    /// Whether and how the step keeps neighbour lists ([`ListLayout`]): the list buffers are
+    /// real and the kernels are built to write and read them.
+    lists: ListLayout,
     /// [`Diagnostics`] words.
     diag: wgpu::Buffer,
     cell_of: wgpu::Buffer,
@@ -471,11 +474,18 @@ impl Sim {
     /// with `dfsph` the solver's five per-particle arrays; the neighbour lists where they fit a
     /// binding of `max_binding` bytes), without the per-cell arrays.
     pub(crate) fn device_bytes(n: u64, dfsph: bool, max_binding: u64) -> u64 {
-        let lists = if neighbour_lists(n, max_binding) { 4 * NEIGHBOUR_LIST_MAX as u64 + 4 } else { 0 };
+        let lists = if ListLayout::for_particles(n, max_binding, false).on() { 4 * NEIGHBOUR_LIST_MAX as u64 + 4 } else { 0 };
         n * (2 * (16 + 16 + 4) + 16 + 4 * 4 + if dfsph { 5 * 4 } else { 0 } + lists)
     }
 
     pub fn new(gpu: &Gpu, state: &InitialState, options: SimOptions) -> Result<Self, SimError> {
+        Self::with_lists(gpu, state, options, false)
+    }
+
+    /// Testing: [`Sim::new`], with the neighbour lists split over two bindings where `split`
+    /// even where one would hold them (the layout a device of smaller bindings gets).
+    #[doc(hidden)]
+    pub fn with_lists(gpu: &Gpu, state: &InitialState, options: SimOptions, split: bool) -> Result<Self, SimError> {
         let device = &gpu.device;
         let n = state.n_particles();
         Self::check_fits(gpu, n as u64)?;
@@ -499,7 +509,7 @@ impl Sim {
         let max_cells = max_binding / 4 - 2;
         let layout = GridLayout::new(state.grid_lo, state.grid_hi, options.cell_size * state.params.h, options.order, max_cells)?;
 
-        let lists = neighbour_lists(n as u64, max_binding);
+        let lists = ListLayout::for_particles(n as u64, max_binding, split);
         let mut params = state.params;
         params.capacity = options.capacity;
         apply_layout(&mut params, &layout, state.params.h);
@@ -532,8 +542,9 @@ impl Sim {
                 acc: shader::storage(device, "sim.acc", n as u64 * 16),
                 wall_normal: shader::storage(device, "sim.wall_normal", if approach || moving { n as u64 * 16 } else { 16 }),
                 wet: shader::storage(device, "sim.wet", n as u64 * 4),
-                nb_list: shader::storage(device, "sim.nb_list", if lists { n as u64 * 4 * NEIGHBOUR_LIST_MAX as u64 } else { 16 }),
-                nb_count: shader::storage(device, "sim.nb_count", if lists { n as u64 * 4 } else { 16 }),
+                nb_list: shader::storage(device, "sim.nb_list", lists.bytes(n as u64)[0]),
+                nb_count: shader::storage(device, "sim.nb_count", if lists.on() { n as u64 * 4 } else { 16 }),
+                nb_list_hi: shader::storage(device, "sim.nb_list_hi", lists.bytes(n as u64)[1]),
                 lists,
                 diag: shader::storage(device, "sim.diag", std::mem::size_of::<Diagnostics>() as u64),
                 cell_of: per_particle("grid.cell_of"),
@@ -624,6 +635,11 @@ impl Sim {
     /// Whether the step keeps neighbour lists ([`neighbour_lists`]): the passes after the first
     /// neighbour walk of a step read them instead of walking the grid again.
     pub(crate) fn has_neighbour_lists(&self) -> bool {
+        self.fixed.lists.on()
+    }
+
+    /// How the step keeps its neighbour lists.
+    pub fn list_layout(&self) -> ListLayout {
         self.fixed.lists
     }
     pub fn steps(&self) -> u64 {
@@ -1074,17 +1090,56 @@ fn out_of_memory_scope<T>(device: &wgpu::Device, make: impl FnOnce() -> T) -> Re
     }
 }
 
-/// Whether a simulation of `n` particles keeps neighbour lists: sph.density (WCSPH) or
-/// dfsph.factor (DFSPH) writes each fluid particle's neighbours, and the passes after it in the
-/// step (sph.force; DFSPH's solves) read them instead of walking the grid again. Only where the
-/// lists (4 · [`NEIGHBOUR_LIST_MAX`] bytes a particle) fit one binding of `max_binding` bytes.
-pub fn neighbour_lists(n: u64, max_binding: u64) -> bool {
-    n * 4 * NEIGHBOUR_LIST_MAX as u64 <= max_binding
+/// Whether and how a simulation keeps neighbour lists: sph.density (WCSPH) or dfsph.factor
+/// (DFSPH) writes each fluid particle's neighbours, and the passes after it in the step
+/// (sph.force; DFSPH's solves) read them instead of walking the grid again. The lists take
+/// 4 · [`NEIGHBOUR_LIST_MAX`] bytes a particle, in rows of four entries
+/// (`shaders/lists_write.wgsl`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ListLayout {
+    /// No lists: every pass walks the grid (the lists would not fit two bindings).
+    Off,
+    /// The lists in one binding.
+    One,
+    /// Rows from [`crate::physics::LIST_SPLIT_ROW`] on in a second binding: where one binding
+    /// cannot hold them all (16M particles and more on the H200).
+    Split,
 }
 
-/// The override constant of the passes that write or read the neighbour lists.
-fn list_constant(lists: bool) -> (&'static str, f64) {
-    ("LISTS", shader::flag(lists))
+impl ListLayout {
+    /// The layout for `n` particles and bindings of at most `max_binding` bytes; `split` asks
+    /// for two bindings even where one would do (testing).
+    pub fn for_particles(n: u64, max_binding: u64, split: bool) -> Self {
+        let whole = n * 4 * NEIGHBOUR_LIST_MAX as u64;
+        let half = n * 16 * crate::physics::LIST_SPLIT_ROW as u64;
+        if whole <= max_binding && !split {
+            ListLayout::One
+        } else if half <= max_binding && whole - half <= max_binding {
+            ListLayout::Split
+        } else {
+            ListLayout::Off
+        }
+    }
+
+    pub fn on(self) -> bool {
+        self != ListLayout::Off
+    }
+
+    /// Bytes of the two list buffers for `n` particles (16 for a placeholder).
+    fn bytes(self, n: u64) -> [u64; 2] {
+        let whole = n * 4 * NEIGHBOUR_LIST_MAX as u64;
+        let half = n * 16 * crate::physics::LIST_SPLIT_ROW as u64;
+        match self {
+            ListLayout::Off => [16, 16],
+            ListLayout::One => [whole, 16],
+            ListLayout::Split => [half, whole - half],
+        }
+    }
+
+    /// The override constants of the passes that write or read the lists.
+    fn constants(self) -> [(&'static str, f64); 2] {
+        [("LISTS", shader::flag(self.on())), ("SPLIT_LISTS", shader::flag(self == ListLayout::Split))]
+    }
 }
 
 /// Grid fields of the uniform block for a layout.

@@ -302,14 +302,16 @@ mod tests {
             "wall_motion",
             "nb_list",
             "nb_count",
+            "nb_list_hi",
         ];
-        assert_eq!(match_names("sph.force", &b, &good).unwrap(), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 14, 15]);
+        assert_eq!(match_names("sph.force", &b, &good).unwrap(), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 14, 15, 16]);
         // any order: numbers follow the names
         assert_eq!(
             match_names(
                 "sph.force",
                 &b,
                 &[
+                    "nb_list_hi",
                     "nb_count",
                     "nb_list",
                     "wall_motion",
@@ -325,15 +327,15 @@ mod tests {
                 ]
             )
             .unwrap(),
-            [15, 14, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0]
+            [16, 15, 14, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0]
         );
         let mut typo = good;
         typo[5] = "vel_rh";
         let e = match_names("sph.force", &b, &typo).unwrap_err();
         assert!(matches!(&e, KernelError::UnknownName { name, .. } if name == "vel_rh"), "{e}");
         assert!(e.to_string().contains("`vel_rho`"), "lists what the shader binds: {e}");
-        let e = match_names("sph.force", &b, &good[..11]).unwrap_err();
-        assert_eq!(e, KernelError::MissingName { label: "sph.force".into(), name: "nb_count".into() });
+        let e = match_names("sph.force", &b, &good[..12]).unwrap_err();
+        assert_eq!(e, KernelError::MissingName { label: "sph.force".into(), name: "nb_list_hi".into() });
         let mut twice = good.to_vec();
         twice.push("params");
         assert!(matches!(match_names("sph.force", &b, &twice).unwrap_err(), KernelError::DuplicateName { .. }));

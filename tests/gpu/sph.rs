@@ -133,7 +133,11 @@ fn forces_match_the_twin_with_and_without_room_in_the_lists() {
     for p in state.pos_mass.iter_mut().filter(|p| p[3] > 0.0) {
         p[1] *= 0.6;
     }
-    assert!(rillet::sim::neighbour_lists(state.n_particles() as u64, gpu().max_binding_bytes()), "the lists fit this device");
+    assert_eq!(
+        rillet::sim::ListLayout::for_particles(state.n_particles() as u64, gpu().max_binding_bytes(), false),
+        rillet::sim::ListLayout::One,
+        "the lists fit this device"
+    );
     let step = one_step(&state, SimOptions { cell_size: 0.5, order: CellOrder::Linear, ..options(1) });
     // a list holds the neighbours other than the particle itself
     let listed = |i: usize| step.nb[i].iter().filter(|&&j| j as usize != i).count();
@@ -144,6 +148,28 @@ fn forces_match_the_twin_with_and_without_room_in_the_lists() {
     eprintln!("{full} particles with more neighbours than a list holds, {room} with room; acceleration worst {worst:.2e} of (|a| + |g|)");
     assert!(full > 50 && room > 50, "the squeezed drop should have both kinds ({full} over, {room} within)");
     assert!(worst < 5e-4, "acceleration off by {worst:.2e}");
+}
+
+/// Neighbour lists split over two bindings (the layout where one binding cannot hold them: 16M
+/// particles on the H200) give the same steps bit for bit as lists in one binding: the squeezed
+/// drop of the test above (lists full and lists with room), deterministic steps, reorders.
+#[test]
+fn split_lists_step_as_lists_in_one_binding() {
+    use rillet::sim::ListLayout;
+    let (_, mut state) = fallen_drop();
+    for p in state.pos_mass.iter_mut().filter(|p| p[3] > 0.0) {
+        p[1] *= 0.6;
+    }
+    let o = SimOptions { cell_size: 0.5, order: CellOrder::Linear, deterministic: true, ..options(2) };
+    let mut one = sim(&state, o.clone());
+    let mut split = Sim::with_lists(gpu(), &state, o, true).expect("the split lists fit");
+    assert_eq!((one.list_layout(), split.list_layout()), (ListLayout::One, ListLayout::Split));
+    one.run(12);
+    split.run(12);
+    let (a, b) = (one.read_particles().unwrap(), split.read_particles().unwrap());
+    assert_eq!(a.id, b.id, "the same slots");
+    assert!(a.pos_mass == b.pos_mass && a.vel_rho == b.vel_rho, "split lists changed the step");
+    assert_eq!(one.read_acc().unwrap(), split.read_acc().unwrap(), "split lists changed sph.force");
 }
 
 /// sph.wall_pressure runs its loop only for the wall particles sph.density marked (those within

@@ -102,7 +102,7 @@ pub(crate) struct Readout<'a> {
     pub flow: Option<u32>,
     pub params: &'a SimParams,
     pub grid: &'a GridLayout,
-    /// The step keeps neighbour lists (crate::sim::neighbour_lists).
+    /// The step keeps neighbour lists (crate::sim::ListLayout).
     pub lists: bool,
     pub timestamps: bool,
     pub profile: Option<&'a ProfileSample>,
