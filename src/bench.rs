@@ -84,6 +84,8 @@ pub struct BenchResult {
     pub boundary_particles: u32,
     /// Length of the cell index range.
     pub cells: u32,
+    /// Where the step kept its neighbour lists: "one binding", "two bindings" or "none".
+    pub lists: &'static str,
     pub reorder_interval: u32,
     pub steps: u64,
     /// Mean GPU milliseconds per step of each pass the step recorded (in step order); reorder
@@ -97,11 +99,15 @@ pub struct BenchResult {
     pub wall_ms: f64,
 }
 
+#[derive(Clone, Copy, Debug)]
 pub struct BenchConfig {
     pub warmup: u32,
     pub steps: u32,
     /// Steps per submit (and per timestamp read).
     pub batch: u32,
+    /// The neighbour lists over two bindings even where one holds them
+    /// ([`crate::sim::ListLayout::Split`]).
+    pub split_lists: bool,
 }
 
 /// Runs one benchmark. `progress` receives (done, total) steps.
@@ -114,7 +120,7 @@ pub fn run(
     mut progress: impl FnMut(u32, u32),
 ) -> anyhow::Result<BenchResult> {
     let state = setup::build_checked(scene, gpu)?;
-    let mut sim = Sim::new(gpu, &state, options)?;
+    let mut sim = Sim::with_lists(gpu, &state, options, cfg.split_lists)?;
     let total = cfg.warmup + cfg.steps;
     let mut done = 0;
     while done < cfg.warmup {
@@ -169,6 +175,11 @@ pub fn run(
         fluid_particles: state.n_fluid,
         boundary_particles: state.n_boundary(),
         cells: sim.grid().num_cells,
+        lists: match sim.list_layout() {
+            crate::sim::ListLayout::One => "one binding",
+            crate::sim::ListLayout::Split => "two bindings",
+            crate::sim::ListLayout::Off => "none",
+        },
         reorder_interval: sim.options().reorder_interval,
         steps,
         pass_ms,
@@ -190,7 +201,14 @@ type Column = (&'static str, fn(&BenchResult) -> String);
 pub fn table(results: &[BenchResult]) -> String {
     let mut s = String::new();
     for (k, r) in results.iter().enumerate() {
-        s.push_str(&format!("[{}] {}: {} fluid + {} boundary particles\n", k + 1, r.variant, r.fluid_particles, r.boundary_particles));
+        s.push_str(&format!(
+            "[{}] {}: {} fluid + {} boundary particles, neighbour lists: {}\n",
+            k + 1,
+            r.variant,
+            r.fluid_particles,
+            r.boundary_particles,
+            r.lists
+        ));
     }
     let label_width = 22;
     s.push_str(&format!("{:<label_width$}", "ms per step"));
@@ -305,7 +323,7 @@ pub fn all_pairs(gpu: &Gpu, scene: &Scene, options: SimOptions, repeats: u32) ->
     let state = setup::build_checked(scene, gpu)?;
     let sim = Sim::new(gpu, &state, options.clone())?;
     let (_, ms) = sim.all_pairs_density(repeats)?;
-    let grid = run(gpu, scene, options, &BenchConfig { warmup: 5, steps: 20, batch: 10 }, "grid", |_, _| {})?;
+    let grid = run(gpu, scene, options, &BenchConfig { warmup: 5, steps: 20, batch: 10, split_lists: false }, "grid", |_, _| {})?;
     let density = grid.pass_ms.iter().find(|(l, _)| *l == shader::DENSITY.label).map(|p| p.1).unwrap_or(f64::NAN);
     Ok(AllPairsResult {
         particles: state.n_particles(),

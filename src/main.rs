@@ -67,6 +67,10 @@ struct BenchArgs {
     /// wgpu's runtime bounds checks in the shaders.
     #[arg(long, value_delimiter = ',', default_value = "off")]
     checks: Vec<Switch>,
+    /// The neighbour lists over two bindings even where one holds them (as where one cannot:
+    /// 16M particles on an H200).
+    #[arg(long, value_delimiter = ',', default_value = "off")]
+    split_lists: Vec<Switch>,
     /// Workgroup sizes to run. Default: 256.
     #[arg(long, value_delimiter = ',')]
     workgroup: Vec<u32>,
@@ -265,7 +269,7 @@ fn run_bench(mut a: BenchArgs) -> anyhow::Result<()> {
     if !a.realtime.is_empty() {
         return run_realtime(&gpu, &a);
     }
-    let cfg = BenchConfig { warmup: a.warmup, steps: a.steps.max(1), batch: a.batch.max(1) };
+    let cfg = BenchConfig { warmup: a.warmup, steps: a.steps.max(1), batch: a.batch.max(1), split_lists: false };
     let mut results = Vec::new();
     let mut scenes = Vec::new();
     for count in &a.particles {
@@ -330,9 +334,13 @@ fn run_bench(mut a: BenchArgs) -> anyhow::Result<()> {
                                     deterministic: det == Switch::On,
                                     ..rillet::scene::setup::sim_options(&scene)
                                 };
-                                let variant = format!("{count} {}", bench::variant_name(&options));
-                                let r = bench::run(&gpu, &scene, options, &cfg, &variant, bench::progress_line(&variant))?;
-                                results.push(r);
+                                for &split in &a.split_lists {
+                                    let cfg = BenchConfig { split_lists: split == Switch::On, ..cfg };
+                                    let lists = if cfg.split_lists { " split" } else { "" };
+                                    let variant = format!("{count} {}{lists}", bench::variant_name(&options));
+                                    let r = bench::run(&gpu, &scene, options.clone(), &cfg, &variant, bench::progress_line(&variant))?;
+                                    results.push(r);
+                                }
                             }
                         }
                     }

@@ -5,7 +5,8 @@
 //!
 //! It prints one table: each row changes one choice against the defaults (reorder interval, cell
 //! order, cell size, diagnostics, workgroup size, shader bounds checks, deterministic cells, and
-//! the scene's no-slip walls, adaptive dt and DFSPH solver), then the all-pairs
+//! the scene's no-slip walls, adaptive dt and DFSPH solver; the neighbour lists over two
+//! bindings), then the all-pairs
 //! O(N²) density against the grid's at a small count. Particle count: 4M on a GPU, 30k on a CPU
 //! adapter (lavapipe); `RILLET_THROUGHPUT_PARTICLES=1m` overrides it.
 
@@ -24,7 +25,11 @@ fn throughput() {
     let n = bench::parse_count(&count).expect("RILLET_THROUGHPUT_PARTICLES");
     let scene = bench::bench_scene(n);
     let base = rillet::scene::setup::sim_options(&scene);
-    let cfg = if cpu_adapter { BenchConfig { warmup: 3, steps: 10, batch: 5 } } else { BenchConfig { warmup: 50, steps: 200, batch: 50 } };
+    let cfg = if cpu_adapter {
+        BenchConfig { warmup: 3, steps: 10, batch: 5, split_lists: false }
+    } else {
+        BenchConfig { warmup: 50, steps: 200, batch: 50, split_lists: false }
+    };
     // (name, scene, options): most rows change one option; the last ones change the scene's
     // physics (the step's variants: deterministic cells, no-slip walls, an adaptive dt, DFSPH)
     let mut variants = vec![("defaults".to_string(), base.clone())];
@@ -58,6 +63,11 @@ fn throughput() {
         assert!(r.particle_steps_per_s > 0.0);
         results.push(r);
     }
+    // the neighbour lists over two bindings (where one cannot hold them: 16M on the H200)
+    let label = format!("{count} lists in two bindings");
+    let split = BenchConfig { split_lists: true, ..cfg };
+    let r = bench::run(gpu, &scene, base.clone(), &split, &label, bench::progress_line(&label)).expect("benchmark run");
+    results.push(r);
     println!("{}", bench::table(&results));
 
     let small = bench::bench_scene(if cpu_adapter { 4_000 } else { 64_000 });
