@@ -632,7 +632,7 @@ impl Sim {
     pub fn grid(&self) -> &GridLayout {
         &self.cells.layout
     }
-    /// Whether the step keeps neighbour lists ([`neighbour_lists`]): the passes after the first
+    /// Whether the step keeps neighbour lists ([`ListLayout`]): the passes after the first
     /// neighbour walk of a step read them instead of walking the grid again.
     pub(crate) fn has_neighbour_lists(&self) -> bool {
         self.fixed.lists.on()
