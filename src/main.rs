@@ -170,7 +170,10 @@ fn main() -> ExitCode {
         Some(Command::Bench(args)) => run_bench(args),
         Some(Command::Run(args)) => rillet::headless::run(args),
         Some(Command::Validate(args)) => rillet::validation::run(args),
-        Some(Command::Render(args)) => rillet::offscreen::run(args),
+        Some(Command::Render(args)) => {
+            let overlay = args.panel.then(rillet::app::panel_frame::maker);
+            rillet::offscreen::run(args, overlay)
+        }
         None => rillet::app::run(cli.app),
     };
     match result {

@@ -18,7 +18,7 @@ use anyhow::Context as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-#[derive(clap::Args, Debug)]
+#[derive(clap::Args, Clone, Debug)]
 pub struct RenderArgs {
     /// Scene file (RON).
     pub scene: PathBuf,
@@ -68,7 +68,46 @@ pub struct RenderArgs {
     /// Camera distance as a multiple of the one that frames the whole domain (< 1: closer).
     #[arg(long, value_parser = |s: &str| limits::parse_within(s, &limits::CAMERA_ZOOM))]
     pub zoom: Option<f32>,
+    /// Draw the app's panel over every frame (egui, its pass timed as `ui.egui`), so that a
+    /// frame costs what the app's does: steps, view and panel.
+    #[arg(long)]
+    pub panel: bool,
 }
+
+/// What is drawn over each frame after the view: the app's panel with `--panel` (the app makes
+/// it, `crate::app::panel_frame`), so that `rillet render` measures the app's whole frame.
+pub trait FrameOverlay {
+    /// Records the overlay's render pass over `target` (`size` pixels) of `frame`, its GPU
+    /// times to `timestamps`; returns the command buffers to submit before the frame's.
+    fn record(
+        &mut self,
+        gpu: &Gpu,
+        encoder: &mut wgpu::CommandEncoder,
+        target: (&wgpu::TextureView, [u32; 2]),
+        frame: &OverlayFrame<'_>,
+        timestamps: Option<wgpu::RenderPassTimestampWrites<'_>>,
+    ) -> Vec<wgpu::CommandBuffer>;
+    /// After the frame's submit.
+    fn submitted(&mut self);
+}
+
+/// What an overlay may show of a frame.
+pub struct OverlayFrame<'a> {
+    /// The frame (1-based) and the steps done by its end.
+    pub frame: u64,
+    pub steps: u64,
+    pub sim: &'a Sim,
+    /// The diagnostics words that arrived since the last frame, with the frame they are of.
+    pub arrived: &'a [(u64, crate::sim::params::Diagnostics)],
+    /// Frames and steps per wall second of the loop so far.
+    pub fps: f32,
+    pub steps_per_second: f32,
+    /// The GPU milliseconds of the view's passes and of the overlay's, of the last timed frame.
+    pub render_ms: Option<(u64, [f64; 2])>,
+}
+
+/// Makes the overlay once the device is open (`rillet render --panel`: the app's panel).
+pub type OverlayMaker = Box<dyn FnOnce(&Gpu, &Scene, &RenderArgs) -> Box<dyn FrameOverlay>>;
 
 fn parse_smoothing(s: &str) -> Result<f32, String> {
     let range = crate::render::surface::FILTER_RADIUS;
@@ -119,10 +158,11 @@ pub(crate) struct PassTime {
 /// The colour target's format: sRGB, as the app's swapchain.
 pub const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
 
-pub fn run(args: RenderArgs) -> anyhow::Result<()> {
+pub fn run(args: RenderArgs, overlay: Option<OverlayMaker>) -> anyhow::Result<()> {
     let scene = Scene::load(&args.scene)?;
     let gpu = Gpu::headless()?;
-    let r = render(&gpu, &scene, &args.scene.display().to_string(), &args)?;
+    let mut overlay = overlay.map(|make| make(&gpu, &scene, &args));
+    let r = render(&gpu, &scene, &args.scene.display().to_string(), &args, overlay.as_deref_mut())?;
     eprintln!(
         "{}: {} frames of {}x{} ({} view, {} steps each), render {} per frame{}, {:.1} s: {:.1} frames/s, {} simulated s/s",
         args.out.display(),
@@ -145,7 +185,7 @@ pub fn run(args: RenderArgs) -> anyhow::Result<()> {
 }
 
 /// The view the command line asks for.
-fn view_settings(args: &RenderArgs, params: &crate::sim::params::SimParams, aspect: f32) -> ViewSettings {
+pub(crate) fn view_settings(args: &RenderArgs, params: &crate::sim::params::SimParams, aspect: f32) -> ViewSettings {
     let mut settings = ViewSettings::new(params, aspect);
     if let Some(yaw) = args.yaw.filter(|y| y.is_finite()) {
         settings.camera.yaw = yaw.to_radians();
@@ -200,19 +240,25 @@ impl FrameHealth {
 
 /// Each pass's mean milliseconds a frame over the second half of the frames (the first warm up:
 /// pipelines, caches); none without timestamps.
-fn pass_times(times: &[Vec<f64>], passes: &[&str]) -> Vec<PassTime> {
+fn pass_times(times: &[(u64, Vec<f64>)], passes: &[&str]) -> Vec<PassTime> {
     let tail = &times[times.len() / 2..];
     if tail.is_empty() {
         return Vec::new();
     }
-    let mean = |k: usize| tail.iter().map(|t| t[k]).sum::<f64>() / tail.len() as f64;
+    let mean = |k: usize| tail.iter().map(|(_, t)| t[k]).sum::<f64>() / tail.len() as f64;
     passes.iter().enumerate().map(|(k, p)| PassTime { pass: p.to_string(), ms_per_frame: mean(k) }).collect()
 }
 
 /// Renders `args.frames` frames of `scene` into `args.out`. One function for the frame loop and
 /// what it holds (the target, the staging rings, the PNG writer's thread, the timer), so that
 /// their borrows stay local; its parts are the helpers above.
-pub(crate) fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -> anyhow::Result<RenderReport> {
+pub(crate) fn render(
+    gpu: &Gpu,
+    scene: &Scene,
+    label: &str,
+    args: &RenderArgs,
+    mut overlay: Option<&mut (dyn FrameOverlay + 'static)>,
+) -> anyhow::Result<RenderReport> {
     let (width, height) = args.size;
     check_size(gpu, args.size, args.view, args.no_images, setup::available_host_memory())?;
     let state = setup::build_checked(scene, gpu).with_context(|| format!("{label}: the scene does not fit this device"))?;
@@ -230,9 +276,9 @@ pub(crate) fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -
     // one frame in flight while the next is recorded (as a swapchain of two images): a staging
     // buffer for each, and one for the frame whose mapping is still being taken
     let mut pixels = Readback::<u64>::new(device, "render.offscreen.pixels", padded_row as u64 * height as u64, 3);
-    let passes = args.view.passes();
+    let passes = args.view.passes_with(overlay.is_some());
     let mut timer = gpu.has_timestamps().then(|| FrameTimer::new(device, &gpu.queue, "render.offscreen.time", passes));
-    let mut times = Vec::new();
+    let mut times: Vec<(u64, Vec<f64>)> = Vec::new();
     let (tx, rx) = std::sync::mpsc::sync_channel::<(PathBuf, Vec<u8>)>(2);
     let writer = std::thread::spawn(move || -> Result<(), String> {
         for (path, bytes) in rx {
@@ -263,13 +309,15 @@ pub(crate) fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -
         substeps: args.substeps,
     };
     let mut blown: Option<crate::health::Finding> = None;
+    // the diagnostics that arrived since the overlay's last frame
+    let mut arrived: Vec<(u64, crate::sim::params::Diagnostics)> = Vec::new();
     // the diagnostics words, then the moving solids' states
     const DIAG_BYTES: u64 = std::mem::size_of::<crate::sim::params::Diagnostics>() as u64;
     let mut diagnostics = Readback::<u64>::new(device, "render.offscreen.diagnostics", DIAG_BYTES + sim.bodies_bytes(), 3);
     // hands the frames whose pixels and times have arrived to the writer; false when it stopped
-    let take = |pixels: &mut Readback<u64>, timer: &mut Option<FrameTimer>, times: &mut Vec<Vec<f64>>| -> bool {
+    let take = |pixels: &mut Readback<u64>, timer: &mut Option<FrameTimer>, times: &mut Vec<(u64, Vec<f64>)>| -> bool {
         if let Some(t) = timer.as_mut() {
-            times.extend(t.take_ready().into_iter().map(|(_, ms)| ms));
+            times.extend(t.take_ready());
         }
         for (frame, bytes) in pixels.take_ready() {
             if tx.send((frame_path(&args.out, frame), bytes)).is_err() {
@@ -298,6 +346,30 @@ pub(crate) fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -
         }
         let timing = timer.as_ref().map_or(Timing::Off, |t| Timing::Passes { set: t.query_set(), base: 0 });
         renderer.record(device, &gpu.queue, &mut encoder, &view, [width, height], viewport, &settings, sim.params(), draw, timing);
+        let mut first = Vec::new();
+        if let Some(o) = overlay.as_deref_mut() {
+            let elapsed = t0.elapsed().as_secs_f64().max(1e-9);
+            let info = OverlayFrame {
+                frame,
+                steps: frame * args.substeps as u64,
+                sim: &sim,
+                arrived: &arrived,
+                fps: (frames as f64 / elapsed) as f32,
+                steps_per_second: (frames as f64 * args.substeps as f64 / elapsed) as f32,
+                render_ms: times.last().map(|(at, t)| {
+                    let n = t.len() - 1;
+                    (*at, [t[..n].iter().sum(), t[n]])
+                }),
+            };
+            let k = passes.len() as u32 - 1;
+            let writes = timer.as_ref().map(|t| wgpu::RenderPassTimestampWrites {
+                query_set: t.query_set(),
+                beginning_of_pass_write_index: Some(2 * k),
+                end_of_pass_write_index: Some(2 * k + 1),
+            });
+            first = o.record(gpu, &mut encoder, (&view, [width, height]), &info, writes);
+            arrived.clear();
+        }
         if let Some(t) = timer.as_mut() {
             t.record_copy(&mut encoder, frame);
         }
@@ -308,7 +380,10 @@ pub(crate) fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -
         let dst = diagnostics.reserve(frame).context("the frame's diagnostics staging buffer is still in use")?;
         sim.record_diagnostics_copy(&mut encoder, dst, 0);
         sim.record_bodies_copy(&mut encoder, dst, DIAG_BYTES);
-        let submitted = gpu.queue.submit([encoder.finish()]);
+        let submitted = gpu.queue.submit(first.into_iter().chain([encoder.finish()]));
+        if let Some(o) = overlay.as_deref_mut() {
+            o.submitted();
+        }
         pixels.submitted();
         diagnostics.submitted();
         if let Some(t) = timer.as_mut() {
@@ -324,10 +399,13 @@ pub(crate) fn render(gpu: &Gpu, scene: &Scene, label: &str, args: &RenderArgs) -
         bar.update(frame, fixed_dt.map_or(f64::NAN, |dt| (frame * args.substeps as u64) as f64 * dt));
         for (done, bytes) in diagnostics.take_ready() {
             if bytes.len() >= std::mem::size_of::<crate::sim::params::Diagnostics>() {
-                last_time = bytemuck::pod_read_unaligned::<crate::sim::params::Diagnostics>(
+                let d = bytemuck::pod_read_unaligned::<crate::sim::params::Diagnostics>(
                     &bytes[..std::mem::size_of::<crate::sim::params::Diagnostics>()],
-                )
-                .sim_time();
+                );
+                last_time = d.sim_time();
+                if overlay.is_some() {
+                    arrived.push((done, d));
+                }
             }
             let bodies_end = (DIAG_BYTES + sim.bodies_bytes()) as usize;
             if sim.bodies_bytes() > 0 && bytes.len() >= bodies_end {

@@ -773,6 +773,59 @@ fn offscreen_frames_match_the_app_view() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `rillet render --panel` draws the app's panel over each offscreen frame (the app's own panel
+/// and egui pass, to measure the app's whole frame without a display) and times its pass: the
+/// frame is the plain one where the panel is not, and not where it is.
+#[test]
+fn offscreen_frames_carry_the_panel_with_panel() {
+    let dir = std::env::temp_dir().join(format!("rillet-offscreen-panel-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let scene = root().join("scenes/small_drop.ron");
+    let render = |name: &str, panel: bool| -> (Image, serde_json::Value) {
+        let out = dir.join(name);
+        let mut c = Command::new(BIN);
+        c.arg("render").arg(&scene).args(["--frames", "61", "--substeps", "2", "--size", "800x450", "--quiet", "--out"]).arg(&out);
+        if panel {
+            c.arg("--panel");
+        }
+        let o = c.env("WGPU_BACKEND", "vulkan").output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+        let report = serde_json::from_str(&std::fs::read_to_string(out.join("render.json")).unwrap()).unwrap();
+        (load_png(&out.join("frame-00061.png")), report)
+    };
+    let (plain, plain_report) = render("plain", false);
+    let (with, report) = render("panel", true);
+    let (w, h) = (plain.width, plain.height);
+    // the panel docks right and is at least its minimum width (240 points): the left 200 pixels
+    // are the view's alone; the right 200 the panel's
+    let (mut sum, mut panel_differ) = (0u64, 0usize);
+    for y in 0..h {
+        for x in 0..200 {
+            let (a, b) = (plain.at(x, y), with.at(x, y));
+            sum += (0..3).map(|k| (a[k] as i64 - b[k] as i64).unsigned_abs()).sum::<u64>();
+        }
+        for x in w - 200..w {
+            // egui's panel fill, (27, 27, 27), is 13 levels from the background at most
+            panel_differ += far(plain.at(x, y), with.at(x, y), 8) as usize;
+        }
+    }
+    let mean = sum as f64 / (3 * 200 * h) as f64;
+    eprintln!("the view beside the panel: mean difference {mean:.3} levels; {panel_differ} of {} pixels of the panel's side differ", 200 * h);
+    assert!(mean < 2.0, "the view beside the panel changed: mean difference {mean}");
+    assert!(panel_differ > 200 * h / 2, "no panel drawn: {panel_differ} of {} pixels differ", 200 * h);
+    // with timestamps, the panel's pass is timed after the view's
+    let names = |r: &serde_json::Value| -> Vec<String> {
+        r["passes"].as_array().unwrap().iter().map(|p| p["pass"].as_str().unwrap().to_string()).collect()
+    };
+    let (plain_names, names) = (names(&plain_report), names(&report));
+    if !names.is_empty() {
+        assert_eq!(names.last().map(String::as_str), Some("ui.egui"), "{names:?}");
+        assert_eq!(names[..names.len() - 1], plain_names[..], "the view's passes come first");
+        assert!(!plain_names.iter().any(|n| n == "ui.egui"));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// "Record" writes particle frames with the same writer as `rillet run --export`, without
 /// holding the frame loop.
 #[test]

@@ -18,12 +18,14 @@
 //!   headless by the tests).
 //! - [`render_timer`], [`overlay`] (egui-winit and egui-wgpu), [`surface`], [`screenshot`],
 //!   [`watch`]: one mechanism each.
+//! - [`panel_frame`]: the panel over `rillet render`'s offscreen frames (`--panel`).
 
 pub(crate) mod automation;
 pub(crate) mod cli;
 pub mod driver;
 pub(crate) mod overlay;
 pub mod panel;
+pub mod panel_frame;
 pub(crate) mod recorder;
 pub(crate) mod render_timer;
 pub(crate) mod screenshot;

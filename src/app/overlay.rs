@@ -13,6 +13,12 @@ use winit::window::Window;
 pub(crate) struct Overlay {
     ctx: egui::Context,
     state: egui_winit::State,
+    painter: Painter,
+}
+
+/// egui's drawing on the GPU: its textures and its render pass over a target. The window's
+/// overlay and `rillet render --panel`'s (crate::app::panel_frame) draw through it.
+pub(crate) struct Painter {
     renderer: egui_wgpu::Renderer,
     /// Textures egui is done with, freed once the frame that last drew them is submitted.
     to_free: Vec<egui::TextureId>,
@@ -31,17 +37,7 @@ impl Overlay {
             window.theme(),
             Some(max_tex),
         );
-        let renderer = egui_wgpu::Renderer::new(
-            &gpu.device,
-            format,
-            egui_wgpu::RendererOptions {
-                msaa_samples: 1,
-                depth_stencil_format: None,
-                dithering: true,
-                predictable_texture_filtering: false,
-            },
-        );
-        Self { ctx, state, renderer, to_free: Vec::new() }
+        Self { ctx, state, painter: Painter::new(gpu, format) }
     }
 
     /// Hands a window event to egui; true when egui wants the window redrawn.
@@ -67,12 +63,51 @@ impl Overlay {
         encoder: &mut wgpu::CommandEncoder,
         target: &wgpu::TextureView,
         size: [u32; 2],
+        full: egui::FullOutput,
+        timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
+    ) -> Vec<wgpu::CommandBuffer> {
+        self.painter.record(gpu, &self.ctx, encoder, target, size, full, timestamp_writes)
+    }
+
+    /// After the submit: frees the textures egui no longer uses.
+    pub(crate) fn submitted(&mut self) {
+        self.painter.submitted();
+    }
+}
+
+impl Painter {
+    /// egui's renderer for targets of `format`.
+    pub(crate) fn new(gpu: &Gpu, format: wgpu::TextureFormat) -> Self {
+        let renderer = egui_wgpu::Renderer::new(
+            &gpu.device,
+            format,
+            egui_wgpu::RendererOptions {
+                msaa_samples: 1,
+                depth_stencil_format: None,
+                dithering: true,
+                predictable_texture_filtering: false,
+            },
+        );
+        Self { renderer, to_free: Vec::new() }
+    }
+
+    /// Records the egui pass (labelled `ui.egui`) of `ctx`'s frame `full` over `target` (`size`
+    /// pixels), keeping what is drawn there. Returns the command buffers egui-wgpu needs
+    /// submitted before `encoder`'s; call [`Painter::submitted`] after the submit.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn record(
+        &mut self,
+        gpu: &Gpu,
+        ctx: &egui::Context,
+        encoder: &mut wgpu::CommandEncoder,
+        target: &wgpu::TextureView,
+        size: [u32; 2],
         mut full: egui::FullOutput,
         timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
     ) -> Vec<wgpu::CommandBuffer> {
         let (device, queue) = (&gpu.device, &gpu.queue);
         let ppp = full.pixels_per_point;
-        let jobs = self.ctx.tessellate(full.shapes, ppp);
+        let jobs = ctx.tessellate(full.shapes, ppp);
         for (id, deltas) in &full.textures_delta.set {
             for delta in deltas {
                 self.renderer.update_texture(device, queue, *id, delta);

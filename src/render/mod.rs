@@ -113,6 +113,16 @@ impl View {
         }
     }
 
+    /// The view's passes, then egui's (`ui.egui`) where a panel is drawn over the frame
+    /// (`rillet render --panel`).
+    pub(crate) fn passes_with(self, ui: bool) -> &'static [&'static str] {
+        match (self, ui) {
+            (view, false) => view.passes(),
+            (View::Spheres, true) => &spheres::PASSES_WITH_UI,
+            (View::Surface, true) => &surface::PASSES_WITH_UI,
+        }
+    }
+
     pub(crate) fn toggled(self) -> Self {
         match self {
             View::Spheres => View::Surface,

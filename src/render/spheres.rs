@@ -22,6 +22,8 @@ pub use crate::wgsl::shared::SphereView;
 
 /// Labels of the sphere view's passes, in order (and in timestamp order).
 pub(crate) const PASSES: [&str; 3] = ["render.scene", "render.spheres.splat", "render.spheres.shade"];
+/// [`PASSES`] and egui's pass after them (`rillet render --panel`).
+pub(crate) const PASSES_WITH_UI: [&str; 4] = ["render.scene", "render.spheres.splat", "render.spheres.shade", "ui.egui"];
 
 /// A sphere larger than this on the screen is cut to a square of this half-side
 /// (`MAX_SPLAT_PX` of `shaders/spheres.wgsl`).

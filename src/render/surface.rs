@@ -30,6 +30,9 @@ use glam::{Mat4, Vec3};
 
 /// Labels of the surface view's passes, in order (and in timestamp order).
 pub(crate) const PASSES: [&str; 4] = ["render.surface.background", "render.surface.splat", "render.surface.filter", "render.surface.shade"];
+/// [`PASSES`] and egui's pass after them (`rillet render --panel`).
+pub(crate) const PASSES_WITH_UI: [&str; 5] =
+    ["render.surface.background", "render.surface.splat", "render.surface.filter", "render.surface.shade", "ui.egui"];
 
 /// Radius of the spheres splatted into depth and thickness, in particle spacings: neighbours at
 /// one spacing (and diagonal ones at √2) overlap, so a sheet one particle thick is one surface.
