@@ -18,7 +18,7 @@ use anyhow::Context as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-#[derive(clap::Args, Clone, Debug)]
+#[derive(clap::Args, Debug)]
 pub struct RenderArgs {
     /// Scene file (RON).
     pub scene: PathBuf,
@@ -93,10 +93,13 @@ pub trait FrameOverlay {
 
 /// What an overlay may show of a frame.
 pub struct OverlayFrame<'a> {
-    /// The frame (1-based) and the steps done by its end.
+    /// The frame (1-based), the steps a frame runs and the steps done by its end.
     pub frame: u64,
+    pub substeps: u32,
     pub steps: u64,
     pub sim: &'a Sim,
+    /// The view's settings (the panel shows them).
+    pub settings: &'a ViewSettings,
     /// The diagnostics words that arrived since the last frame, with the frame they are of.
     pub arrived: &'a [(u64, crate::sim::params::Diagnostics)],
     /// Frames and steps per wall second of the loop so far.
@@ -185,7 +188,7 @@ pub fn run(args: RenderArgs, overlay: Option<OverlayMaker>) -> anyhow::Result<()
 }
 
 /// The view the command line asks for.
-pub(crate) fn view_settings(args: &RenderArgs, params: &crate::sim::params::SimParams, aspect: f32) -> ViewSettings {
+fn view_settings(args: &RenderArgs, params: &crate::sim::params::SimParams, aspect: f32) -> ViewSettings {
     let mut settings = ViewSettings::new(params, aspect);
     if let Some(yaw) = args.yaw.filter(|y| y.is_finite()) {
         settings.camera.yaw = yaw.to_radians();
@@ -351,8 +354,10 @@ pub(crate) fn render(
             let elapsed = t0.elapsed().as_secs_f64().max(1e-9);
             let info = OverlayFrame {
                 frame,
+                substeps: args.substeps,
                 steps: frame * args.substeps as u64,
                 sim: &sim,
+                settings: &settings,
                 arrived: &arrived,
                 fps: (frames as f64 / elapsed) as f32,
                 steps_per_second: (frames as f64 * args.substeps as f64 / elapsed) as f32,

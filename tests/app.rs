@@ -781,6 +781,7 @@ fn offscreen_frames_carry_the_panel_with_panel() {
     let dir = std::env::temp_dir().join(format!("rillet-offscreen-panel-test-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let scene = root().join("scenes/small_drop.ron");
+    // 61 frames: the panel's first diagnostics sample is frame 60's, as in the app
     let render = |name: &str, panel: bool| -> (Image, serde_json::Value) {
         let out = dir.join(name);
         let mut c = Command::new(BIN);
@@ -810,7 +811,10 @@ fn offscreen_frames_carry_the_panel_with_panel() {
         }
     }
     let mean = sum as f64 / (3 * 200 * h) as f64;
-    eprintln!("the view beside the panel: mean difference {mean:.3} levels; {panel_differ} of {} pixels of the panel's side differ", 200 * h);
+    eprintln!(
+        "the view beside the panel: mean difference {mean:.3} levels; {panel_differ} of {} pixels of the panel's side differ",
+        200 * h
+    );
     assert!(mean < 2.0, "the view beside the panel changed: mean difference {mean}");
     assert!(panel_differ > 200 * h / 2, "no panel drawn: {panel_differ} of {} pixels differ", 200 * h);
     // with timestamps, the panel's pass is timed after the view's

@@ -94,7 +94,6 @@ impl Painter {
     /// Records the egui pass (labelled `ui.egui`) of `ctx`'s frame `full` over `target` (`size`
     /// pixels), keeping what is drawn there. Returns the command buffers egui-wgpu needs
     /// submitted before `encoder`'s; call [`Painter::submitted`] after the submit.
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn record(
         &mut self,
         gpu: &Gpu,

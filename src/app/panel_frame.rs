@@ -4,7 +4,7 @@
 //! a display. The panel shows what the offscreen loop has: the frame and step rates, the
 //! diagnostics (a sample every [`DIAGNOSTICS_EVERY`] frames, as the app reads them, with their
 //! history), the render passes' GPU times; the simulation passes' times are not measured
-//! offscreen ("n/a"). Its controls draw but change nothing: there is no pointer.
+//! offscreen (their rows stay "…"). Its controls draw but change nothing: there is no pointer.
 
 use super::driver::{DIAGNOSTICS_EVERY, DiagSample, HISTORY};
 use super::overlay::Painter;
@@ -28,10 +28,9 @@ struct PanelFrame {
     painter: Painter,
     panel: PanelState,
     controls: Controls,
-    /// The view's settings as the panel shows them (made at the first frame, from the
-    /// simulation's parameters, as the offscreen loop makes its own).
+    /// The view's settings as the panel shows them (the offscreen loop's, taken at the first
+    /// frame).
     settings: Option<ViewSettings>,
-    args: RenderArgs,
     title: String,
     file: String,
     adapter: String,
@@ -40,7 +39,8 @@ struct PanelFrame {
     guards: GuardTotals,
     history: VecDeque<DiagSample>,
     latest: Option<DiagSample>,
-    started: Instant,
+    /// When the first frame was recorded: the diagnostics history's clock.
+    started: Option<Instant>,
 }
 
 impl PanelFrame {
@@ -51,14 +51,8 @@ impl PanelFrame {
             ctx: egui::Context::default(),
             painter: Painter::new(gpu, FORMAT),
             panel: PanelState::default(),
-            controls: Controls {
-                options: crate::scene::setup::sim_options(scene),
-                substeps: args.substeps,
-                paused: false,
-                solver: None,
-            },
+            controls: Controls { options: crate::scene::setup::sim_options(scene), substeps: args.substeps, paused: false, solver: None },
             settings: None,
-            args: args.clone(),
             title,
             file,
             adapter: gpu.info.name.clone(),
@@ -67,14 +61,14 @@ impl PanelFrame {
             guards: GuardTotals::default(),
             history: VecDeque::new(),
             latest: None,
-            started: Instant::now(),
+            started: None,
         }
     }
 
     /// A diagnostics sample of the words read with frame `frame`, as the app's driver makes
     /// one (the blow-up findings are the offscreen loop's to judge).
-    fn sample(&mut self, f: &OverlayFrame<'_>, frame: u64, diag: crate::sim::params::Diagnostics) -> DiagSample {
-        let step = frame * (f.steps / f.frame.max(1));
+    fn sample(&mut self, f: &OverlayFrame<'_>, frame: u64, diag: crate::sim::params::Diagnostics, at: std::time::Duration) -> DiagSample {
+        let step = frame * f.substeps as u64;
         let delta = self.guards.update(&diag, step);
         DiagSample {
             frame,
@@ -83,7 +77,7 @@ impl PanelFrame {
             diag,
             capacity: f.sim.options().capacity,
             grid_diagnostics: self.controls.options.diagnostics,
-            at: self.started.elapsed(),
+            at,
             wall_clamps_total: self.guards.wall_clamps,
             non_finite_total: self.guards.non_finite,
             delta,
@@ -101,10 +95,11 @@ impl FrameOverlay for PanelFrame {
         f: &OverlayFrame<'_>,
         timestamps: Option<wgpu::RenderPassTimestampWrites<'_>>,
     ) -> Vec<wgpu::CommandBuffer> {
+        let now = self.started.get_or_insert_with(Instant::now).elapsed();
         // a sample every DIAGNOSTICS_EVERY frames, as the app reads them
         for &(frame, diag) in f.arrived {
-            if frame % DIAGNOSTICS_EVERY == 0 {
-                let s = self.sample(f, frame, diag);
+            if frame.is_multiple_of(DIAGNOSTICS_EVERY) {
+                let s = self.sample(f, frame, diag, now);
                 self.history.push_back(s.clone());
                 self.latest = Some(s);
             }
@@ -145,12 +140,10 @@ impl FrameOverlay for PanelFrame {
         };
         let raw = egui::RawInput {
             screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(size[0] as f32, size[1] as f32))),
-            time: Some(self.started.elapsed().as_secs_f64()),
+            time: Some(now.as_secs_f64()),
             ..Default::default()
         };
-        let (w, h) = self.args.size;
-        let args = &self.args;
-        let settings = self.settings.get_or_insert_with(|| crate::offscreen::view_settings(args, sim.params(), w as f32 / h as f32));
+        let settings = self.settings.get_or_insert_with(|| f.settings.clone());
         let (panel_state, controls) = (&mut self.panel, &mut self.controls);
         let full = self.ctx.run_ui(raw, |ui| {
             panel::show(ui, panel_state, controls, settings, &readout);

@@ -517,3 +517,19 @@ impl Renderer {
         self.surface.read_depth(device, queue)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::View;
+
+    /// With a panel drawn over the frame (`rillet render --panel`), egui's pass is timed after
+    /// the view's own, whose labels keep their places (their queries are pairs 2k, 2k + 1).
+    #[test]
+    fn the_passes_with_the_panel_are_the_views_then_egui() {
+        for view in View::ALL {
+            let want: Vec<&str> = view.passes().iter().copied().chain(["ui.egui"]).collect();
+            assert_eq!(view.passes_with(true), &want[..], "{view:?}");
+            assert_eq!(view.passes_with(false), view.passes(), "{view:?}");
+        }
+    }
+}
