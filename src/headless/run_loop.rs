@@ -556,10 +556,8 @@ impl<'a> RunLoop<'a> {
             self.probe_rows += 1;
         }
         // never a checkpoint of a state that blew up: the last good one stays
-        if self.stopped.is_none()
-            && checkpoint
-            && let Some(p) = &p
-        {
+        if self.stopped.is_none() && checkpoint {
+            let p = p.as_ref().context("a checkpoint reads the particles")?;
             self.checkpoint(p, &d, time)?;
         }
         self.written = Some(step);
