@@ -101,10 +101,11 @@ fn source(t: u32) -> f32 {
         kappa_total[i] = k;
     } else {
         // projected, relaxed Jacobi: the total moves by DFSPH_RELAXATION times the correction of
-        // the particle's own (signed) error and stays >= 0; kappa is the change, which
-        // dfsph.update applies
+        // the particle's own (signed) error, plus the momentum times its last change (kappa as
+        // the last source left it), and stays >= 0; kappa is the change, which dfsph.update
+        // applies
         let total = kappa_total[i];
-        let next = max(total + DFSPH_RELAXATION * s * factor[i] / (dt * dt), 0.0);
+        let next = max(total + DFSPH_RELAXATION * s * factor[i] / (dt * dt) + params.dfsph_momentum * kappa[i], 0.0);
         kappa[i] = next - total;
         kappa_total[i] = next;
     }

@@ -25,7 +25,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Benchmark the step on the design's benchmark case.
-    Bench(BenchArgs),
+    Bench(Box<BenchArgs>),
     /// Run a scene headless and write probe time series (CSV).
     Run(RunArgs),
     /// Run the physical validation cases; write CSVs, plots and a report.
@@ -92,6 +92,10 @@ struct BenchArgs {
     /// DFSPH density tolerances of the realtime runs (comma separated). Default: the scene's.
     #[arg(long, value_delimiter = ',')]
     tolerance: Vec<f32>,
+    /// DFSPH momentum β of the realtime runs' solves (comma separated, 0–0.8). Default: the
+    /// scene's (0).
+    #[arg(long, value_delimiter = ',')]
+    momentum: Vec<f32>,
     /// Pressure solvers of the step timings (comma separated: wcsph, dfsph; the benchmark case's
     /// fixed dt). Default: the scene's (WCSPH).
     #[arg(long, value_delimiter = ',')]
@@ -167,7 +171,7 @@ fn main() -> ExitCode {
         rillet::signals::stop_on_signals();
     }
     let result = match cli.command {
-        Some(Command::Bench(args)) => run_bench(args),
+        Some(Command::Bench(args)) => run_bench(*args),
         Some(Command::Run(args)) => rillet::headless::run(args),
         Some(Command::Validate(args)) => rillet::validation::run(args),
         Some(Command::Render(args)) => {
@@ -204,6 +208,11 @@ fn run_realtime(gpu: &Gpu, a: &BenchArgs) -> anyhow::Result<()> {
         anyhow::ensure!(limit.contains(t), "--tolerance {t} is out of range: allowed {}", limit.allowed());
     }
     let tolerances: Vec<Option<f32>> = if a.tolerance.is_empty() { vec![None] } else { a.tolerance.iter().map(|&t| Some(t)).collect() };
+    let limit = rillet::scene::limits::DFSPH_MOMENTUM;
+    for &b in &a.momentum {
+        anyhow::ensure!(limit.contains(b), "--momentum {b} is out of range: allowed {}", limit.allowed());
+    }
+    let momenta: Vec<Option<f32>> = if a.momentum.is_empty() { vec![None] } else { a.momentum.iter().map(|&b| Some(b)).collect() };
     let mut log = match &a.step_log {
         Some(path) => {
             let f = std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
@@ -222,10 +231,20 @@ fn run_realtime(gpu: &Gpu, a: &BenchArgs) -> anyhow::Result<()> {
             let tols = if dfsph { tolerances.clone() } else { vec![None] };
             let caps: Vec<Option<u32>> =
                 if dfsph && !a.max_iterations.is_empty() { a.max_iterations.iter().map(|&m| Some(m)).collect() } else { vec![None] };
-            for (tol, cap) in tols.iter().flat_map(|t| caps.iter().map(move |c| (*t, *c))) {
+            let betas = if dfsph { momenta.clone() } else { vec![None] };
+            let mut combos = Vec::new();
+            for &t in &tols {
+                for &c in &caps {
+                    combos.extend(betas.iter().map(|&b| (t, c, b)));
+                }
+            }
+            for (tol, cap, beta) in combos {
                 let mut scene = setting.apply(&base, tol);
                 if let Some(m) = cap {
                     scene.physics.dfsph.max_iterations = m;
+                }
+                if let Some(b) = beta {
+                    scene.physics.dfsph.momentum = b;
                 }
                 scene.validate("benchmark scene")?;
                 let name = clap::ValueEnum::to_possible_value(&setting).map(|v| v.get_name().to_string()).unwrap_or_default();
@@ -235,6 +254,9 @@ fn run_realtime(gpu: &Gpu, a: &BenchArgs) -> anyhow::Result<()> {
                 }
                 if let Some(m) = cap {
                     variant.push_str(&format!(" it {m}"));
+                }
+                if let Some(b) = beta {
+                    variant.push_str(&format!(" β {b}"));
                 }
                 let options = rillet::scene::setup::sim_options(&scene);
                 let w = log.as_mut().map(|w| w as &mut dyn std::io::Write);

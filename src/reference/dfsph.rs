@@ -111,7 +111,10 @@ impl RefSim {
                 self.kappa_total[i] = self.kappa[i];
             } else {
                 // projected, relaxed Jacobi on the total; κ_i is the change the update applies
-                let next = (self.kappa_total[i] + crate::physics::DFSPH_RELAXATION * s * self.factor[i] / (dt * dt)).max(0.0);
+                // (and the momentum β times the particle's last change)
+                let beta = self.params.dfsph_momentum as f64;
+                let step = crate::physics::DFSPH_RELAXATION * s * self.factor[i] / (dt * dt) + beta * self.kappa[i];
+                let next = (self.kappa_total[i] + step).max(0.0);
                 self.kappa[i] = next - self.kappa_total[i];
                 self.kappa_total[i] = next;
             }

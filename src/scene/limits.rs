@@ -84,6 +84,8 @@ pub(crate) const ADAPTIVE_CFL: Limit<f32> = Limit::above(0.0, 1.0, "");
 pub const DFSPH_TOLERANCE: Limit<f32> = Limit::closed(1e-5, 0.1, "");
 /// DFSPH's most velocity updates per solve.
 pub(crate) const DFSPH_ITERATIONS: Limit<u32> = Limit::closed(1, 1000, "iterations");
+/// DFSPH's heavy-ball momentum β (0 = plain Jacobi; towards 1 the iteration no longer settles).
+pub const DFSPH_MOMENTUM: Limit<f32> = Limit::closed(0.0, 0.8, "").with_note("(0 = plain Jacobi)");
 
 /// A scene holds at most this many fluid blocks.
 pub(crate) const MAX_FLUID_BLOCKS: usize = 10_000;

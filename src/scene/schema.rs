@@ -111,13 +111,18 @@ pub struct DfsphSettings {
     pub divergence_tolerance: f32,
     /// Most velocity updates of each solve in a step.
     pub max_iterations: u32,
+    /// Heavy-ball momentum β of the solves' projected Jacobi iteration, in [0, 0.8]: each
+    /// change of a particle's κ takes β times its last change besides (docs/PHYSICS.md,
+    /// "DFSPH"). 0, plain Jacobi, is the default; docs/VALIDATION.md, "DFSPH", says what β = 0.5
+    /// does to the iterations on the CPU twin.
+    pub momentum: f32,
 }
 
 impl Default for DfsphSettings {
     fn default() -> Self {
         // SPlisHSPlasH's DFSPH defaults (0.01 % and 0.1 %): at 0.1 % for the density the solves
         // stop after 0–1 updates and a column at rest keeps stirring (docs/VALIDATION.md, "DFSPH")
-        Self { tolerance: 1e-4, divergence_tolerance: 1e-3, max_iterations: 50 }
+        Self { tolerance: 1e-4, divergence_tolerance: 1e-3, max_iterations: 50, momentum: 0.0 }
     }
 }
 

@@ -253,6 +253,7 @@ pub(crate) fn with_solver(mut params: SimParams, p: &crate::scene::Physics) -> S
     params.density_tolerance = p.dfsph.tolerance;
     params.divergence_tolerance = p.dfsph.divergence_tolerance;
     params.max_iterations = p.dfsph.max_iterations;
+    params.dfsph_momentum = p.dfsph.momentum;
     params
 }
 

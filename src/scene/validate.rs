@@ -208,6 +208,8 @@ impl Scene {
             v.limit("physics.dfsph.tolerance", d.tolerance, &limits::DFSPH_TOLERANCE)?;
             v.limit("physics.dfsph.divergence_tolerance", d.divergence_tolerance, &limits::DFSPH_TOLERANCE)?;
             v.limit("physics.dfsph.max_iterations", d.max_iterations, &limits::DFSPH_ITERATIONS)?;
+            v.finite("physics.dfsph.momentum", d.momentum, "")?;
+            v.limit("physics.dfsph.momentum", d.momentum, &limits::DFSPH_MOMENTUM)?;
         }
         Ok(())
     }

@@ -97,7 +97,10 @@ wgsl_struct! {
         /// instead, and a step that would leave less than one step before it takes half of what
         /// is left (`rillet run --export-fps`; docs/PHYSICS.md, "Time step").
         pub frame_time: f32,
-        pub _pad: [u32; 2] as pad,
+        /// DFSPH: the heavy-ball momentum β of the solves' projected Jacobi iteration (each
+        /// change of a particle's κ takes β times its last change besides; 0 = plain Jacobi).
+        pub dfsph_momentum: f32,
+        pub _pad: [u32; 1] as pad,
     }
 }
 

@@ -4,5 +4,6 @@
 
 mod architecture;
 mod assets;
+mod dfsph_study;
 mod reference_scenes;
 mod scenes;

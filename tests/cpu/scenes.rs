@@ -203,6 +203,7 @@ fn adaptive_time_step_and_dfsph_settings() {
     assert_invalid("adaptive_range_inverted.ron", "physics.time_step.Adaptive.max", "[0.001, 0.1] s (at least time_step.min)");
     assert_invalid("dt_outside_adaptive_range.ron", "physics.dt", "[0.001, 0.004] s");
     assert_invalid("dfsph_tolerance_zero.ron", "physics.dfsph.tolerance", "[0.00001, 0.1]");
+    assert_invalid("dfsph_momentum_one.ron", "physics.dfsph.momentum", "[0, 0.8] (0 = plain Jacobi)");
 }
 
 /// Moving solids: the solver, keyframes in order, an axis, a path inside the domain, a speed
@@ -265,6 +266,7 @@ fn every_bad_scene_is_tested() {
         "adaptive_with_emitter.ron",
         "block_outside_domain.ron",
         "capacity_below_fluid.ron",
+        "dfsph_momentum_one.ron",
         "dfsph_tolerance_zero.ron",
         "dt_outside_adaptive_range.ron",
         "dt_too_large.ron",
