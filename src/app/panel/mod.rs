@@ -96,14 +96,8 @@ pub(crate) struct Readout<'a> {
     pub steps_per_second: f32,
     pub frame: u64,
     pub steps: u64,
-    pub n_fluid: u32,
-    pub n_boundary: u32,
-    /// With emitters or open faces: the slots for fluid (fluid at the start and free slots).
-    pub flow: Option<u32>,
-    pub params: &'a SimParams,
-    pub grid: &'a GridLayout,
-    /// The step keeps neighbour lists (crate::sim::ListLayout).
-    pub lists: bool,
+    /// The running simulation's counts, parameters and grid.
+    pub sim: SimFacts<'a>,
     pub timestamps: bool,
     pub profile: Option<&'a ProfileSample>,
     /// GPU milliseconds of the render passes ([`render_timer::PASSES`]) and the
@@ -119,6 +113,31 @@ pub(crate) struct Readout<'a> {
     pub history: &'a VecDeque<DiagSample>,
     pub screenshots: Option<&'a str>,
     pub export: Option<ExportReadout<'a>>,
+}
+
+/// What the panel shows of the simulation itself (the app's and `rillet render --panel`'s alike).
+pub(crate) struct SimFacts<'a> {
+    pub n_fluid: u32,
+    pub n_boundary: u32,
+    /// With emitters or open faces: the slots for fluid (fluid at the start and free slots).
+    pub flow: Option<u32>,
+    pub params: &'a SimParams,
+    pub grid: &'a GridLayout,
+    /// The step keeps neighbour lists (crate::sim::ListLayout).
+    pub lists: bool,
+}
+
+impl<'a> SimFacts<'a> {
+    pub(crate) fn of(sim: &'a crate::sim::Sim) -> Self {
+        Self {
+            n_fluid: sim.n_fluid(),
+            n_boundary: sim.n_boundary(),
+            flow: sim.has_flow().then(|| sim.fluid_slots()),
+            params: sim.params(),
+            grid: sim.grid(),
+            lists: sim.has_neighbour_lists(),
+        }
+    }
 }
 
 /// With emitters or open faces: the fluid count as "active / capacity" with what came in and
@@ -264,12 +283,12 @@ fn performance(ui: &mut egui::Ui, r: &Readout) {
         ui.monospace(format!("{:.1} · {:.1}", r.fps, r.steps_per_second));
         ui.end_row();
         ui.label("particles");
-        ui.monospace(format!("{} fluid + {} boundary", r.n_fluid, r.n_boundary));
+        ui.monospace(format!("{} fluid + {} boundary", r.sim.n_fluid, r.sim.n_boundary));
         ui.end_row();
-        if let Some(slots) = r.flow {
+        if let Some(slots) = r.sim.flow {
             ui.label("fluid now (active / capacity)");
             match r.latest {
-                Some(s) => ui.monospace(flow_readout(r.n_fluid, slots, s).0),
+                Some(s) => ui.monospace(flow_readout(r.sim.n_fluid, slots, s).0),
                 None => ui.weak(format!("… / {slots} (first readback after 60 frames)")),
             };
             ui.end_row();
@@ -364,7 +383,7 @@ fn diagnostics(ui: &mut egui::Ui, r: &Readout, controls: &Controls) {
             if let Some(w) = overflow_warning(s) {
                 ui.colored_label(egui::Color32::from_rgb(255, 190, 80), format!("Warning: {w}"));
             }
-            if let Some(w) = r.flow.and_then(|slots| flow_readout(r.n_fluid, slots, s).1) {
+            if let Some(w) = r.sim.flow.and_then(|slots| flow_readout(r.sim.n_fluid, slots, s).1) {
                 ui.colored_label(egui::Color32::from_rgb(255, 190, 80), format!("Warning: {w}"));
             }
             if let Some(f) = &s.finding {
@@ -380,16 +399,16 @@ fn diagnostics(ui: &mut egui::Ui, r: &Readout, controls: &Controls) {
             }
         }
     }
-    let g = r.grid;
+    let g = r.sim.grid;
     let order = match g.order {
         CellOrder::Morton => "Morton (Z-order)",
         CellOrder::Linear => "linear (row by row)",
     };
     ui.small(format!(
         "{order} · {}×{}×{} cells ({} indexed) · search ±{} cells",
-        g.dims[0], g.dims[1], g.dims[2], g.num_cells, r.params.search_range
+        g.dims[0], g.dims[1], g.dims[2], g.num_cells, r.sim.params.search_range
     ));
-    ui.small(if r.lists {
+    ui.small(if r.sim.lists {
         format!("neighbour lists: one grid walk a step, up to {} neighbours a particle", crate::sim::NEIGHBOUR_LIST_MAX)
     } else {
         "neighbour lists off (too many particles for one storage binding): every pass walks the grid".to_string()
@@ -402,14 +421,14 @@ fn diagnostics(ui: &mut egui::Ui, r: &Readout, controls: &Controls) {
 /// The solver, the time step and the step's own measurements (from the running simulation's
 /// readbacks).
 fn solver(ui: &mut egui::Ui, r: &Readout) {
-    ui.strong(format!("Solver: {}", running_solver(r.params).name()));
+    ui.strong(format!("Solver: {}", running_solver(r.sim.params).name()));
     match r.current {
         None => {
             ui.weak("waiting for the first readback (every 60 frames)");
         }
         Some(s) => {
             egui::Grid::new("step").num_columns(2).striped(true).show(ui, |ui| {
-                for (label, value) in step_rows(r.params, s) {
+                for (label, value) in step_rows(r.sim.params, s) {
                     ui.label(label);
                     ui.monospace(value);
                     ui.end_row();
@@ -417,7 +436,7 @@ fn solver(ui: &mut egui::Ui, r: &Readout) {
             });
         }
     }
-    match time_step_line(r.params, r.current) {
+    match time_step_line(r.sim.params, r.current) {
         (text, true) => ui.colored_label(egui::Color32::from_rgb(255, 190, 80), text),
         (text, false) => ui.small(text),
     };
@@ -440,7 +459,7 @@ fn simulation(ui: &mut egui::Ui, c: &mut Controls, r: &Readout, actions: &mut Ve
     ui.add(slider(&mut c.substeps, limits::SUBSTEPS).text("steps per frame"));
     // the solver: taken when the simulation is next built (only an edit is kept: showing the
     // running one changes nothing)
-    let running = running_solver(r.params);
+    let running = running_solver(r.sim.params);
     let shown = c.solver.unwrap_or(running);
     let mut choice = shown;
     egui::ComboBox::from_label("pressure solver").selected_text(choice.name()).show_ui(ui, |ui| {
@@ -459,7 +478,7 @@ fn simulation(ui: &mut egui::Ui, c: &mut Controls, r: &Readout, actions: &mut Ve
     }
     let o = &mut c.options;
     ui.add(slider(&mut o.cell_size, limits::CELL_SIZE).step_by(0.05).text("cell size × h"))
-        .on_hover_text(format!("h = {} m; smaller cells search more of them, larger ones hold more particles", r.params.h));
+        .on_hover_text(format!("h = {} m; smaller cells search more of them, larger ones hold more particles", r.sim.params.h));
     ui.add(slider(&mut o.reorder_interval, limits::REORDER_INTERVAL).logarithmic(true).text("reorder every (steps)"))
         .on_hover_text(limits::REORDER_INTERVAL.allowed());
     let mut morton = o.order == CellOrder::Morton;
@@ -500,7 +519,7 @@ fn view_settings(ui: &mut egui::Ui, state: &mut PanelState, view: &mut ViewSetti
                     ui.selectable_value(&mut view.color_mode, mode, mode.name());
                 }
             });
-            let defaults = view.color_mode.default_range(r.params);
+            let defaults = view.color_mode.default_range(r.sim.params);
             legend::show(ui, view, defaults);
         }
         View::Surface => surface_settings(ui, &mut view.surface),
@@ -656,12 +675,7 @@ mod tests {
             steps_per_second: 240.0,
             frame: 1,
             steps: 4,
-            n_fluid: 100,
-            n_boundary: 50,
-            flow: Some(400),
-            params: &params,
-            grid: &grid,
-            lists: true,
+            sim: SimFacts { n_fluid: 100, n_boundary: 50, flow: Some(400), params: &params, grid: &grid, lists: true },
             timestamps: false,
             profile: None,
             render_times: None,
