@@ -4,7 +4,9 @@
 // particle within h of a fluid particle is marked in `wet` (cleared before the pass), so that
 // sph.wall_pressure runs its loop for those only.
 //
-// The same walk lists each fluid particle's neighbours for sph.force (lists_write.wgsl).
+// The same walk lists each fluid particle's neighbours for sph.force (lists_write.wgsl): those
+// within (1 + skin) h with a list skin (src/sim/keep.rs). A LISTED step (the lists kept) reads
+// the last build's lists instead of walking the grid, and writes none.
 //
 // #import common
 // #import neighbours
@@ -20,16 +22,22 @@ struct Acc {
     // sum of |w_j| * kernel_w_q(q): the density without the factor kernel_norm
     rho: f32,
     h2: f32,
+    // the list radius squared, ((1 + skin) h)² (h² without a skin, and in a LISTED step)
+    l2: f32,
     inv_h: f32,
     list: ListWriter,
 }
 
+// A wall particle within the list radius is marked: with a skin, sph.wall_pressure then lists
+// its fluid at the build, and keeps those lists while the fluid's lists are kept.
 fn visit(acc: ptr<function, Acc>, j: u32) {
     let pj = pos_mass[j];
     let d = (*acc).x - pj.xyz;
     let r2 = dot(d, d);
-    if r2 < (*acc).h2 {
-        (*acc).rho += abs(pj.w) * kernel_w_q(sqrt(r2) * (*acc).inv_h);
+    if r2 < (*acc).l2 {
+        if r2 < (*acc).h2 {
+            (*acc).rho += abs(pj.w) * kernel_w_q(sqrt(r2) * (*acc).inv_h);
+        }
         if pj.w < 0.0 {
             wet[j] = 1u;
         }
@@ -49,8 +57,18 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if pi.w <= 0.0 {
         return;
     }
-    var acc = Acc(pi.xyz, 0.0, params.h * params.h, 1.0 / params.h, list_start(i));
-    neighbour_loop(pi.xyz, &acc);
-    list_finish(acc.list);
+    let h2 = params.h * params.h;
+    var l2 = h2;
+    if !LISTED {
+        let l = params.h * (1.0 + params.list_skin);
+        l2 = l * l;
+    }
+    var acc = Acc(pi.xyz, 0.0, h2, l2, 1.0 / params.h, list_start(i));
+    if LISTED {
+        listed_walk(i, &acc);
+    } else {
+        neighbour_loop(pi.xyz, &acc);
+        list_finish(acc.list);
+    }
     vel_rho[i].w = acc.rho * params.kernel_norm;
 }

@@ -16,11 +16,19 @@
 @group(0) @binding(7) var<storage, read_write> diag: array<atomic<u32>, DIAG_WORDS>;
 @group(0) @binding(8) var<storage, read> emitters: array<Emitter>;
 @group(0) @binding(9) var<storage, read> emit_state: EmitState;
+// grid.keep's control words (src/sim/keep.rs)
+@group(0) @binding(10) var<storage, read_write> keep: array<atomic<u32>, KEEP_WORDS>;
 
 override INLETS: bool = false;
 // false for DFSPH: the velocity is final already (dfsph.predict and the pressure solve); only
 // the positions move
 override KICK: bool = true;
+// the neighbour lists are kept between grid builds (a list skin): the step's largest move,
+// |x_new - x_old| over fluid, goes to keep[KEEP_MOVE] (a workgroup's largest first, then one
+// atomic a workgroup; distances as the bits of non-negative floats, which order like them)
+override MOVES: bool = false;
+
+var<workgroup> wg_move: atomic<u32>;
 
 fn all_finite(v: vec3<f32>) -> bool {
     // |v| <= f32::MAX is false for NaN and for infinities
@@ -30,13 +38,29 @@ fn all_finite(v: vec3<f32>) -> bool {
 @compute @workgroup_size(WG_SIZE)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
-    let i = linear_id(wid, nwg, lid);
+    let moved = advance(linear_id(wid, nwg, lid));
+    if MOVES {
+        if moved > 0.0 {
+            atomicMax(&wg_move, bitcast<u32>(moved));
+        }
+        workgroupBarrier();
+        if lid == 0u {
+            let m = atomicLoad(&wg_move);
+            if m > 0u {
+                atomicMax(&keep[KEEP_MOVE], m);
+            }
+        }
+    }
+}
+
+// Moves particle i; returns how far it moved (0 for a slot that is not fluid).
+fn advance(i: u32) -> f32 {
     if i >= params.n_particles {
-        return;
+        return 0.0;
     }
     let p = pos_mass[i];
     if p.w <= 0.0 {
-        return;
+        return 0.0;
     }
     let vr = vel_rho[i];
     var v = vr.xyz;
@@ -56,7 +80,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if !(all_finite(v) && all_finite(x)) {
         atomicAdd(&diag[DIAG_NON_FINITE], 1u);
         vel_rho[i] = vec4<f32>(0.0, 0.0, 0.0, vr.w);
-        return;
+        return 0.0;
     }
     let lo = x < params.domain_min;
     let hi = x > params.domain_max;
@@ -67,7 +91,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         pos_mass[i] = vec4<f32>(x, 0.0);
         vel_rho[i] = vec4<f32>(0.0, 0.0, 0.0, params.rest_density);
         atomicAdd(&diag[DIAG_OUTFLOW], 1u);
-        return;
+        return 0.0;
     }
     if any(lo) || any(hi) {
         x = clamp(x, params.domain_min, params.domain_max);
@@ -76,4 +100,5 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
     pos_mass[i] = vec4<f32>(x, p.w);
     vel_rho[i] = vec4<f32>(v, vr.w);
+    return length(x - p.xyz);
 }

@@ -16,10 +16,44 @@
 @group(0) @binding(14) var<storage, read_write> nb_list: array<vec4<u32>>;
 @group(0) @binding(15) var<storage, read_write> nb_count: array<u32>;
 @group(0) @binding(16) var<storage, read_write> nb_list_hi: array<vec4<u32>>;
+// grid.keep's control words (src/sim/keep.rs): a list that overflows sets KEEP_OVERFLOW, so
+// that the next step builds again instead of keeping it
+@group(0) @binding(17) var<storage, read_write> keep: array<atomic<u32>, KEEP_WORDS>;
 
 override LISTS: bool = false;
 // Set from Rust (crate::sim::ListLayout): the lists' rows in two bindings.
 override SPLIT_LISTS: bool = false;
+// The lists kept from the last build are read instead of walking the grid (a step of a
+// simulation with a list skin that grid.keep let keep them): nothing is written.
+override LISTED: bool = false;
+
+// Row `row` of slot `slot`'s list, as stored.
+fn list_row(row: u32, slot: u32) -> vec4<u32> {
+    if SPLIT_LISTS && row >= LIST_SPLIT_ROW {
+        return nb_list_hi[(row - LIST_SPLIT_ROW) * params.n_particles + slot];
+    }
+    return nb_list[row * params.n_particles + slot];
+}
+
+// Visits slot i's list as the last build left it (LISTED): every particle that was within the
+// list radius (1 + skin) h then, in the grid walk's order. grid.keep keeps lists only when none
+// overflowed, so the count is at most LIST_MAX.
+fn listed_walk(i: u32, acc: ptr<function, Acc>) {
+    let count = min(nb_count[i], LIST_MAX);
+    for (var m = 0u; m < count; m += 4u) {
+        let q = list_row(m / 4u, i);
+        visit(acc, q.x);
+        if m + 1u < count {
+            visit(acc, q.y);
+        }
+        if m + 2u < count {
+            visit(acc, q.z);
+        }
+        if m + 3u < count {
+            visit(acc, q.w);
+        }
+    }
+}
 
 // Stores row `row` (entries 4·row … 4·row + 3) of slot `slot`'s list.
 fn list_store(row: u32, slot: u32, v: vec4<u32>) {
@@ -42,12 +76,12 @@ fn list_start(slot: u32) -> ListWriter {
     return ListWriter(0u, slot, vec4<u32>(0u));
 }
 
-// Adds neighbour j (at squared distance r2 < h²) to the list of the pass's `Acc`, which has the
+// Adds neighbour j (at squared distance r2 below the list radius, h² without a skin) to the list of the pass's `Acc`, which has the
 // members `list: ListWriter` and `h2` (h²), unless it is at r = 0. The list is reached through
 // the Acc pointer: naga 30's SPIR-V writer fails on `&(*acc).list` passed as an argument, and a
 // ListWriter passed and returned by value cost sph.density 13 % on the H200.
 fn list_push(acc: ptr<function, Acc>, j: u32, r2: f32) {
-    if !LISTS || r2 <= 1e-12 * (*acc).h2 {
+    if !LISTS || LISTED || r2 <= 1e-12 * (*acc).h2 {
         return;
     }
     let n = (*acc).list.n;
@@ -62,11 +96,14 @@ fn list_push(acc: ptr<function, Acc>, j: u32, r2: f32) {
 
 // Stores the last, partial four and the count.
 fn list_finish(w: ListWriter) {
-    if !LISTS {
+    if !LISTS || LISTED {
         return;
     }
     if w.n < LIST_MAX && (w.n & 3u) != 0u {
         list_store(w.n / 4u, w.slot, w.pack);
     }
     nb_count[w.slot] = w.n;
+    if w.n > LIST_MAX {
+        atomicStore(&keep[KEEP_OVERFLOW], 1u);
+    }
 }

@@ -18,8 +18,14 @@
 // (x_b - x_f)) W_bf / sum_f W_bf) (Adami et al. 2012, eq. 27), and its velocity is v_w (free
 // slip) or 2 v_w - sum_f v_f W_bf / sum_f W_bf (no slip, eq. 23).
 //
+// With the lists kept between grid builds (a list skin; LISTS set only then), a building step
+// lists each marked wall particle's fluid within (1 + skin) h as it walks (sph.density marked
+// the wall particles within that radius of fluid), and a LISTED step reads those lists instead
+// of walking the grid (src/sim/keep.rs).
+//
 // #import common
 // #import neighbours
+// #import lists_write
 
 @group(0) @binding(4) var<storage, read> pos_mass: array<vec4<f32>>;
 @group(0) @binding(5) var<storage, read_write> vel_rho: array<vec4<f32>>;
@@ -40,6 +46,10 @@ struct Acc {
     vel: vec3<f32>,
     // gravity less the wall particle's acceleration
     g: vec3<f32>,
+    // the list radius squared (LISTS: a building step with a skin), and h² (list_push's)
+    l2: f32,
+    h2: f32,
+    list: ListWriter,
 }
 
 fn visit(acc: ptr<function, Acc>, j: u32) {
@@ -58,6 +68,9 @@ fn visit(acc: ptr<function, Acc>, j: u32) {
         if NO_SLIP {
             (*acc).vel += vf.xyz * w;
         }
+    }
+    if LISTS && r2 < (*acc).l2 {
+        list_push(acc, j, r2);
     }
 }
 
@@ -85,8 +98,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         vel_rho[i] = vec4<f32>(v_w, rho0);
         return;
     }
-    var acc = Acc(pi.xyz, 0.0, 0.0, vec3<f32>(0.0), g);
-    neighbour_loop(pi.xyz, &acc);
+    let l = params.h * (1.0 + params.list_skin);
+    var acc = Acc(pi.xyz, 0.0, 0.0, vec3<f32>(0.0), g, l * l, params.h2, list_start(i));
+    if LISTED {
+        listed_walk(i, &acc);
+    } else {
+        neighbour_loop(pi.xyz, &acc);
+        list_finish(acc.list);
+    }
     var p_b = 0.0;
     var v_b = v_w;
     if acc.den > 0.0 {

@@ -97,6 +97,9 @@ pub struct BenchResult {
     pub particle_steps_per_s: f64,
     /// Wall-clock milliseconds per step over the timed batches (submit to completion).
     pub wall_ms: f64,
+    /// Timed steps that built the grid and the neighbour lists (all of them unless the lists
+    /// are kept between builds: a list skin).
+    pub built_steps: u64,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -137,6 +140,7 @@ pub fn run(
     let mut profile = Profile::default();
     let mut wall = 0.0;
     let mut timed = 0;
+    let builds_before = sim.list_builds()?.0;
     while timed < cfg.steps {
         let k = cfg.batch.min(cfg.steps - timed);
         let mut enc = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("bench") });
@@ -161,6 +165,7 @@ pub fn run(
     let d = sim.read_diagnostics()?;
     anyhow::ensure!(d.non_finite == 0, "{} particles went non-finite during the benchmark", d.non_finite);
     let steps = cfg.steps as u64;
+    let built_steps = if sim.keeps_lists() { (sim.list_builds()?.0 - builds_before) as u64 } else { steps };
     let wall_ms = wall * 1e3 / steps as f64;
     let step_ms = if timestamps { profile.step_ms() } else { wall_ms };
     let pass_ms = if timestamps {
@@ -186,6 +191,7 @@ pub fn run(
         step_ms,
         particle_steps_per_s: state.n_fluid as f64 / (step_ms * 1e-3),
         wall_ms,
+        built_steps,
     })
 }
 
@@ -230,7 +236,8 @@ pub fn table(results: &[BenchResult]) -> String {
     if results.iter().all(|r| r.pass_ms.is_empty()) {
         s.push_str("(per-pass times n/a: no timestamp queries on this adapter)\n");
     }
-    let rows: [Column; 3] = [
+    let rows: [Column; 4] = [
+        ("steps that built", |r| format!("{}/{}", r.built_steps, r.steps)),
         ("step (GPU)", |r| format!("{:.3}", r.step_ms)),
         ("step (wall)", |r| format!("{:.3}", r.wall_ms)),
         ("M particle-steps/s", |r| format!("{:.1}", r.particle_steps_per_s * 1e-6)),
@@ -268,6 +275,10 @@ pub fn bandwidth_table(results: &[BenchResult], copy: Option<f64>) -> String {
                 // pass_ms is averaged over all steps; the reorder ran on one step in `interval`
                 bytes /= r.reorder_interval.max(1) as f64;
             }
+            if [shader::COUNT.label, shader::SCAN.label, shader::SCATTER.label].contains(&p) {
+                // the grid is built on the steps that built only
+                bytes *= r.built_steps as f64 / r.steps.max(1) as f64;
+            }
             if ms > 0.0 {
                 let gbs = bytes / (ms * 1e-3) * 1e-9;
                 s.push_str(&format!(" {:>9.0} ({:>3.0}%)", gbs, gbs * 1e9 / bw * 100.0));
@@ -295,14 +306,15 @@ pub fn progress_line(label: &str) -> impl FnMut(u32, u32) + '_ {
 /// Options named on the command line, applied over the scene's.
 pub fn variant_name(o: &SimOptions) -> String {
     format!(
-        "r{} {} c{:.2}h{} wg{}{}{}",
+        "r{} {} c{:.2}h{} wg{}{}{}{}",
         o.reorder_interval,
         if o.order == CellOrder::Morton { "morton" } else { "linear" },
         o.cell_size,
         if o.diagnostics { " diag" } else { "" },
         o.workgroup_size,
         if o.shader_checks { " checked" } else { "" },
-        if o.deterministic { " det" } else { "" }
+        if o.deterministic { " det" } else { "" },
+        if o.list_skin > 0.0 { format!(" skin{:.2}", o.list_skin) } else { String::new() }
     )
 }
 

@@ -74,6 +74,10 @@ struct BenchArgs {
     /// Workgroup sizes to run. Default: 256.
     #[arg(long, value_delimiter = ',')]
     workgroup: Vec<u32>,
+    /// List skins (in h) to run: the neighbour lists kept between grid builds until a particle
+    /// may have moved half the skin (0 = built every step). Default: the scene's.
+    #[arg(long, value_delimiter = ',', value_parser = list_skin)]
+    skin: Vec<f32>,
     /// Also time the all-pairs O(N²) density (no grid) at these fluid counts (e.g. 30k),
     /// against the grid's density pass at the same count.
     #[arg(long, value_delimiter = ',')]
@@ -132,6 +136,13 @@ impl From<bool> for Switch {
     fn from(on: bool) -> Self {
         if on { Switch::On } else { Switch::Off }
     }
+}
+
+/// A list skin within the scene's allowed range.
+fn list_skin(s: &str) -> Result<f32, String> {
+    let v: f32 = s.parse().map_err(|e| format!("`{s}`: {e}"))?;
+    let limit = rillet::scene::limits::LIST_SKIN;
+    if limit.contains(v) { Ok(v) } else { Err(format!("{v} is out of range: allowed {}", limit.allowed())) }
 }
 
 /// A cell size within the scene's allowed range.
@@ -342,6 +353,7 @@ fn run_bench(mut a: BenchArgs) -> anyhow::Result<()> {
         let diags = or(&a.diagnostics, Switch::from(d.diagnostics));
         let workgroups = or(&a.workgroup, d.workgroup_size);
         let dets = or(&a.deterministic, Switch::from(d.deterministic));
+        let skins = or(&a.skin, d.list_skin);
         for &reorder_interval in &reorders {
             for &order in &orders {
                 for &cell_size in &cell_sizes {
@@ -359,7 +371,8 @@ fn run_bench(mut a: BenchArgs) -> anyhow::Result<()> {
                                     deterministic: det == Switch::On,
                                     ..rillet::scene::setup::sim_options(&scene)
                                 };
-                                for &split in &a.split_lists {
+                                for (&split, &list_skin) in a.split_lists.iter().flat_map(|s| skins.iter().map(move |k| (s, k))) {
+                                    let options = SimOptions { list_skin, ..options.clone() };
                                     let cfg = BenchConfig { split_lists: split == Switch::On, ..cfg };
                                     let lists = if cfg.split_lists { " split" } else { "" };
                                     let variant = format!("{count} {}{lists}", bench::variant_name(&options));

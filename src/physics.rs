@@ -196,3 +196,22 @@ const _: () = assert!(NEIGHBOUR_LIST_MAX.is_multiple_of(8));
 /// Where the neighbour lists are too large for one binding, their rows of four entries from this
 /// one on are kept in a second binding (`shaders/lists_write.wgsl`): half in each.
 pub const LIST_SPLIT_ROW: u32 = NEIGHBOUR_LIST_MAX / 8;
+
+/// Most neighbours a list holds when the lists are kept between grid builds with a skin of
+/// `skin` h (`grid.list_skin`; docs/PHYSICS.md, "Lists kept between grid builds"): the lists then
+/// hold every particle within (1 + skin) h, (1 + skin)³ times the volume, so the capacity grows
+/// with it from [`NEIGHBOUR_LIST_MAX`], rounded up to a multiple of 8. A particle with more
+/// makes the next step build the grid again.
+pub fn list_capacity(skin: f32) -> u32 {
+    if skin <= 0.0 {
+        return NEIGHBOUR_LIST_MAX;
+    }
+    let grown = NEIGHBOUR_LIST_MAX as f64 * (1.0 + skin as f64).powi(3);
+    (grown / 8.0).ceil() as u32 * 8
+}
+
+/// The rows of four entries a list keeps in its first binding where the lists are split over
+/// two (half of them; [`LIST_SPLIT_ROW`] for the default capacity).
+pub const fn list_split_row(capacity: u32) -> u32 {
+    capacity / 8
+}

@@ -50,6 +50,7 @@ pub const FILES: &[(&str, &str)] = &[
     ("flow", include_str!("../shaders/flow.wgsl")),
     ("force", include_str!("../shaders/force.wgsl")),
     ("integrate", include_str!("../shaders/integrate.wgsl")),
+    ("keep", include_str!("../shaders/keep.wgsl")),
     ("lines", include_str!("../shaders/lines.wgsl")),
     ("lists", include_str!("../shaders/lists.wgsl")),
     ("lists_write", include_str!("../shaders/lists_write.wgsl")),
@@ -101,7 +102,17 @@ fn constants_module() -> String {
          const LIST_SPLIT_ROW: u32 = {}u;\n\
          const SUPPORT_OVER_SPACING: f32 = {:?};\n\
          const CONTACT_STIFFNESS: f32 = {:?};\n\
-         const CONTACT_DAMPING: f32 = {:?};\n",
+         const CONTACT_DAMPING: f32 = {:?};\n\
+         const KEEP_TRAVEL: u32 = {}u;\n\
+         const KEEP_MOVE: u32 = {}u;\n\
+         const KEEP_OVERFLOW: u32 = {}u;\n\
+         const KEEP_BUILDS: u32 = {}u;\n\
+         const KEEP_KEPT: u32 = {}u;\n\
+         const KEEP_LIVE: u32 = {}u;\n\
+         const KEEP_ENTRIES: u32 = {}u;\n\
+         const KEEP_FULL: u32 = {}u;\n\
+         const KEEP_WORDS: u32 = {}u;\n\
+         const KEEP_ARGS_WORDS: u32 = {}u;\n",
         crate::physics::TAIT_GAMMA as f32,
         crate::physics::SOLVER_WCSPH,
         crate::physics::SOLVER_DFSPH,
@@ -118,7 +129,17 @@ fn constants_module() -> String {
         crate::physics::LIST_SPLIT_ROW,
         crate::physics::SUPPORT_OVER_SPACING,
         crate::physics::CONTACT_STIFFNESS,
-        crate::physics::CONTACT_DAMPING
+        crate::physics::CONTACT_DAMPING,
+        crate::sim::keep::TRAVEL,
+        crate::sim::keep::MOVE,
+        crate::sim::keep::OVERFLOW,
+        crate::sim::keep::BUILDS,
+        crate::sim::keep::KEPT,
+        crate::sim::keep::LIVE,
+        crate::sim::keep::ENTRIES,
+        crate::sim::keep::FULL,
+        crate::sim::keep::WORDS,
+        crate::sim::keep::ARGS_WORDS
     )
 }
 

@@ -111,6 +111,7 @@ pub(crate) const F32_SMALLEST_SAFE: f64 = 1e-30;
 pub const CELL_SIZE: Limit<f32> = Limit::closed(0.5, 2.0, "× h (the support radius)");
 pub(crate) const CAPACITY: Limit<u32> = Limit::closed(1, 1_000_000, "particles");
 pub(crate) const REORDER_INTERVAL: Limit<u32> = Limit::closed(0, 1000, "steps").with_note("(0 = never)");
+pub const LIST_SKIN: Limit<f32> = Limit::closed(0.0, 0.5, "× h").with_note("(0 = lists built every step)");
 
 // walls
 pub(crate) const WALL_LAYERS: Limit<u32> = Limit::closed(1, 4, "");

@@ -142,6 +142,11 @@ pub struct GridSettings {
     /// Order each cell's particles by id after the grid build, so every run of the scene gives
     /// the same bits (costs a pass; docs/PERFORMANCE.md).
     pub deterministic: bool,
+    /// Keep the neighbour lists between grid builds with this skin, in h: the lists hold every
+    /// particle within (1 + skin) h, and the grid is built again only once a particle may have
+    /// moved half the skin (docs/PHYSICS.md, "Lists kept between grid builds"); 0 builds every
+    /// step. WCSPH scenes without emitters, open faces or moving solids only.
+    pub list_skin: f32,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -609,6 +614,7 @@ impl Default for GridSettings {
             morton: o.order == crate::sim::layout::CellOrder::Morton,
             diagnostics: o.diagnostics,
             deterministic: o.deterministic,
+            list_skin: o.list_skin,
         }
     }
 }

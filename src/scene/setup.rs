@@ -38,7 +38,12 @@ pub(crate) fn build_checked(scene: &Scene, gpu: &Gpu) -> Result<InitialState, Se
     let mut needed = n * HOST_BYTES_PER_PARTICLE;
     if gpu.info.device_type == wgpu::DeviceType::Cpu {
         // a CPU adapter's buffers are host memory too
-        needed += Sim::device_bytes(n, scene.physics.solver == crate::scene::Solver::Dfsph, gpu.max_binding_bytes());
+        needed += Sim::device_bytes(
+            n,
+            scene.physics.solver == crate::scene::Solver::Dfsph,
+            gpu.max_binding_bytes(),
+            crate::physics::list_capacity(scene.grid.list_skin),
+        );
     }
     if let Some(available) = available_host_memory()
         && needed > available
@@ -275,6 +280,7 @@ pub fn sim_options(scene: &Scene) -> SimOptions {
         order: if g.morton { CellOrder::Morton } else { CellOrder::Linear },
         diagnostics: g.diagnostics,
         deterministic: g.deterministic,
+        list_skin: g.list_skin,
         ..SimOptions::default()
     }
 }

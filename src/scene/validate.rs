@@ -222,6 +222,7 @@ impl Scene {
         v.limit("grid.cell_size", g.cell_size, &limits::CELL_SIZE)?;
         v.limit("grid.capacity", g.capacity, &limits::CAPACITY)?;
         v.limit("grid.reorder_interval", g.reorder_interval, &limits::REORDER_INTERVAL)?;
+        v.limit("grid.list_skin", g.list_skin, &limits::LIST_SKIN)?;
         let layers = self.walls.layers;
         v.limit("walls.layers", layers, &limits::WALL_LAYERS)?;
 

@@ -11,17 +11,21 @@ pub(crate) struct Integrate {
     /// Kick the velocity with the acceleration (WCSPH); DFSPH's velocity is final: positions
     /// only.
     pub kick: bool,
+    /// Reduce the step's largest move into grid.keep's words (the lists kept between grid
+    /// builds, WCSPH only).
+    pub moves: bool,
 }
 
 impl Variant for Integrate {
     const ALL: &'static [Self] = &[
-        Integrate { inlets: false, kick: true },
-        Integrate { inlets: true, kick: true },
-        Integrate { inlets: false, kick: false },
-        Integrate { inlets: true, kick: false },
+        Integrate { inlets: false, kick: true, moves: false },
+        Integrate { inlets: true, kick: true, moves: false },
+        Integrate { inlets: false, kick: false, moves: false },
+        Integrate { inlets: true, kick: false, moves: false },
+        Integrate { inlets: false, kick: true, moves: true },
     ];
     fn constants(self) -> Vec<(&'static str, f64)> {
-        vec![("INLETS", shader::flag(self.inlets)), ("KICK", shader::flag(self.kick))]
+        vec![("INLETS", shader::flag(self.inlets)), ("KICK", shader::flag(self.kick)), ("MOVES", shader::flag(self.moves))]
     }
 }
 

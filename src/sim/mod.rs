@@ -11,6 +11,7 @@ pub mod emit;
 pub(crate) mod force;
 pub mod instruments;
 pub(crate) mod integrate;
+pub mod keep;
 pub mod layout;
 pub mod motion;
 pub mod objects;
@@ -60,12 +61,22 @@ pub struct SimOptions {
     /// Compile the shaders with wgpu's runtime bounds checks (slower; off by default, see
     /// `shader::module`).
     pub shader_checks: bool,
+    /// The neighbour lists kept between grid builds (docs/PHYSICS.md, "Lists kept between grid
+    /// builds"): they hold every particle within (1 + skin) h, and a step builds the grid and
+    /// the lists again only once the particles may have moved half the skin since the last
+    /// build (decided on the GPU, [`keep`]); 0 = built every step. Fixed for a simulation's
+    /// life (it sizes the lists).
+    pub list_skin: f32,
 }
 
 impl SimOptions {
     /// What every per-particle kernel is compiled with under these options.
     pub(crate) fn kernel_config(&self) -> shader::KernelConfig {
-        shader::KernelConfig { wg_size: self.workgroup_size, checks: self.shader_checks }
+        shader::KernelConfig {
+            wg_size: self.workgroup_size,
+            checks: self.shader_checks,
+            list_max: crate::physics::list_capacity(self.list_skin),
+        }
     }
 }
 
@@ -82,6 +93,7 @@ impl Default for SimOptions {
             deterministic: false,
             workgroup_size: 256,
             shader_checks: false,
+            list_skin: 0.0,
         }
     }
 }
@@ -110,6 +122,8 @@ pub enum SimError {
     Resume(String),
     #[error("reading the simulation back from the GPU failed: {0}")]
     Read(#[from] readback::ReadError),
+    #[error("{0}")]
+    FixedOption(String),
 }
 
 impl SimError {
@@ -153,15 +167,17 @@ crate::passes! {
         scatter: Pass,
         sort_cells: Pass<sort_cells::Ranks>,
         rank_free: Pass,
-        reorder: Pass,
+        reorder: Pass<keep::Gather>,
+        /// grid.keep: whether a step with the lists kept between grid builds builds them.
+        keep: Pass<keep::Decide>,
         /// A simulation with moving solids (runs first in the step).
         move_solids: Option<Pass>,
         /// With moving solids: the force on each, and floating bodies moved (after
         /// sim.time_step).
         body_force: Option<Pass<Walk>>,
         body_integrate: Option<Pass>,
-        density: Pass<Walk>,
-        wall_pressure: Pass<Walk>,
+        density: Pass<keep::Reads>,
+        wall_pressure: Pass<keep::Reads>,
         force: Pass<Walk>,
         integrate: Pass<integrate::Integrate>,
         time_step: Pass<time_step::Part>,
@@ -194,6 +210,8 @@ struct Builds {
     forces: bool,
     /// sim.flow.
     flows: bool,
+    /// The lists kept between grid builds ([`Sim::keeps_lists`]).
+    keeps: bool,
 }
 
 impl Passes {
@@ -211,7 +229,7 @@ impl Passes {
     /// The pipelines for `params`' solver and walls (DFSPH's passes; the no-slip terms), with
     /// or without what `b` names; not bound.
     fn new(device: &wgpu::Device, o: &SimOptions, params: &SimParams, b: Builds) -> Result<Self, KernelError> {
-        let Builds { lists, emitters, moving, sensors, forces, flows } = b;
+        let Builds { lists, emitters, moving, sensors, forces, flows, .. } = b;
         let cfg = o.kernel_config();
         let rows = o.order == CellOrder::Linear;
         let dfsph = params.solver == params::SOLVER_DFSPH;
@@ -228,11 +246,12 @@ impl Passes {
             sort_cells: sort_cells::new(device, cfg)?,
             rank_free: sort_cells::rank_free(device, cfg)?,
             reorder: reorder::new(device, cfg)?,
+            keep: keep::new(device, cfg)?,
             move_solids: if moving { Some(wall_pressure::solids_move(device, cfg)?) } else { None },
             body_force: if moving { Some(bodies::force(device, cfg, rows, no_slip, params.wall_approach_viscosity > 0.0)?) } else { None },
             body_integrate: if moving { Some(bodies::integrate(device, cfg)?) } else { None },
             density: density::new(device, cfg, rows, lists)?,
-            wall_pressure: wall_pressure::new(device, cfg, rows, no_slip, moving)?,
+            wall_pressure: wall_pressure::new(device, cfg, rows, no_slip, moving, if b.keeps { lists } else { ListLayout::Off })?,
             force: force::new(device, cfg, rows, force_mode, lists, params.wall_approach_viscosity > 0.0, moving)?,
             integrate: integrate::new(device, cfg)?,
             time_step: time_step::new(device, cfg)?,
@@ -297,6 +316,8 @@ fn named(cells: &CellBuffers, f: &Fixed, c: usize) -> Named {
         .add("nb_count", &f.nb_count)
         .add("nb_list_hi", &f.nb_list_hi)
         .add("reduce", &f.reduce)
+        .add("keep", &f.keep)
+        .add("keep_args", &f.keep_args)
         .add("free_flag", &e.free_flag)
         .add("free_prefix", &e.free_prefix)
         .add("emitters", &e.emitters)
@@ -359,6 +380,11 @@ struct Fixed {
     emit: Option<emit::EmitPoints>,
     /// sim.time_step's reduction words.
     reduce: wgpu::Buffer,
+    /// grid.keep's control words and indirect dispatches ([`keep`]).
+    keep: wgpu::Buffer,
+    keep_args: wgpu::Buffer,
+    /// The step keeps the lists between grid builds ([`keeps_lists`]).
+    keeps: bool,
     /// The moving solids' records and by-id arrays (placeholders without them).
     moving: MovingBuffers,
     /// A DFSPH simulation's arrays and control words.
@@ -449,6 +475,9 @@ pub struct Sim {
     first_step: u64,
     /// The GPU probes, made at the first probe row ([`Sim::read_probes`]).
     probes: Option<probes::GpuProbes>,
+    /// The neighbour lists hold a build on the current slots (with the lists kept between
+    /// builds, a step may then keep them; otherwise it must build).
+    lists_built: bool,
 }
 
 impl Sim {
@@ -473,8 +502,8 @@ impl Sim {
     /// of position, velocity and id, the acceleration, three grid arrays and the wall marks;
     /// with `dfsph` the solver's five per-particle arrays; the neighbour lists where they fit a
     /// binding of `max_binding` bytes), without the per-cell arrays.
-    pub(crate) fn device_bytes(n: u64, dfsph: bool, max_binding: u64) -> u64 {
-        let lists = if ListLayout::for_particles(n, max_binding, false).on() { 4 * NEIGHBOUR_LIST_MAX as u64 + 4 } else { 0 };
+    pub(crate) fn device_bytes(n: u64, dfsph: bool, max_binding: u64, list_max: u32) -> u64 {
+        let lists = if ListLayout::for_particles(n, max_binding, false, list_max).on() { 4 * list_max as u64 + 4 } else { 0 };
         n * (2 * (16 + 16 + 4) + 16 + 4 * 4 + if dfsph { 5 * 4 } else { 0 } + lists)
     }
 
@@ -509,9 +538,11 @@ impl Sim {
         let max_cells = max_binding / 4 - 2;
         let layout = GridLayout::new(state.grid_lo, state.grid_hi, options.cell_size * state.params.h, options.order, max_cells)?;
 
-        let lists = ListLayout::for_particles(n as u64, max_binding, split);
+        let list_max = crate::physics::list_capacity(options.list_skin);
+        let lists = ListLayout::for_particles(n as u64, max_binding, split, list_max);
         let mut params = state.params;
         params.capacity = options.capacity;
+        params.list_skin = options.list_skin;
         apply_layout(&mut params, &layout, state.params.h);
         let is_dfsph = params.solver == params::SOLVER_DFSPH;
         // the walls' approach viscosity (docs/PHYSICS.md, "Walls")
@@ -525,7 +556,9 @@ impl Sim {
             sensors: sensing,
             forces: !state.sensors.forces.is_empty(),
             flows: !state.sensors.flows.is_empty(),
+            keeps: false,
         };
+        let builds = Builds { keeps: keeps_lists(&options, &params, builds, !state.emitters.is_empty() || params.open_faces != 0), ..builds };
         let passes = Passes::checked(device, &options, &params, builds)?;
         // every allocation inside one scope: memory the device does not have is an error here
         // (buffers are created unmapped and written after the scope, never mapped while invalid)
@@ -542,10 +575,11 @@ impl Sim {
                 acc: shader::storage(device, "sim.acc", n as u64 * 16),
                 wall_normal: shader::storage(device, "sim.wall_normal", if approach || moving { n as u64 * 16 } else { 16 }),
                 wet: shader::storage(device, "sim.wet", n as u64 * 4),
-                nb_list: shader::storage(device, "sim.nb_list", lists.bytes(n as u64)[0]),
+                nb_list: shader::storage(device, "sim.nb_list", lists.bytes(n as u64, list_max)[0]),
                 nb_count: shader::storage(device, "sim.nb_count", if lists.on() { n as u64 * 4 } else { 16 }),
-                nb_list_hi: shader::storage(device, "sim.nb_list_hi", lists.bytes(n as u64)[1]),
+                nb_list_hi: shader::storage(device, "sim.nb_list_hi", lists.bytes(n as u64, list_max)[1]),
                 lists,
+                keeps: builds.keeps,
                 diag: shader::storage(device, "sim.diag", std::mem::size_of::<Diagnostics>() as u64),
                 cell_of: per_particle("grid.cell_of"),
                 rank: per_particle("grid.rank"),
@@ -553,6 +587,8 @@ impl Sim {
                 emit_buffers: emit::EmitBuffers::new(device, &passes.scan, &state.emitters, state.step, n)?,
                 emit: None,
                 reduce: shader::storage(device, "sim.time_step.reduce", time_step::REDUCE_BYTES),
+                keep: shader::storage(device, "grid.keep", keep::WORDS as u64 * 4),
+                keep_args: shader::storage_with(device, "grid.keep_args", keep::ARGS_WORDS as u64 * 4, wgpu::BufferUsages::INDIRECT),
                 moving: MovingBuffers::new(device, &state.kinematics, n as u64),
                 dfsph: is_dfsph.then(|| dfsph::DfsphBuffers::new(device, n as u64)),
                 sensors: sensing.then(|| sensors::SensorBuffers::new(device, &state.sensors, state.step, is_dfsph, n)),
@@ -596,7 +632,7 @@ impl Sim {
             d.write_full_dispatch(&gpu.queue, n, options.workgroup_size, max_dim);
         }
         let passes = passes.bound(device, &cells, &fixed)?;
-        Ok(Self {
+        let mut sim = Self {
             device: device.clone(),
             queue: gpu.queue.clone(),
             params,
@@ -616,7 +652,10 @@ impl Sim {
             first_step: state.step,
             options,
             probes: None,
-        })
+            lists_built: false,
+        };
+        sim.write_keep_words();
+        Ok(sim)
     }
 
     /// Which object of the scene each particle id belongs to (the export's `object`).
@@ -755,6 +794,12 @@ impl Sim {
         if options == self.options {
             return Ok(());
         }
+        if options.list_skin != self.options.list_skin {
+            return Err(SimError::FixedOption(format!(
+                "grid.list_skin is {} for this simulation (it sizes the neighbour lists) and cannot become {}; start it again with the new value",
+                self.options.list_skin, options.list_skin
+            )));
+        }
         let grid_changed = options.cell_size != self.options.cell_size || options.order != self.options.order;
         let pipelines_changed = options.diagnostics != self.options.diagnostics
             || options.order != self.options.order
@@ -774,6 +819,7 @@ impl Sim {
                 sensors: self.passes.sensors.is_some(),
                 forces: self.passes.solid_force.is_some(),
                 flows: self.passes.flow.is_some(),
+                keeps: self.fixed.keeps,
             };
             Some(Passes::checked(&self.device, &options, &self.params, b)?)
         } else {
@@ -800,7 +846,30 @@ impl Sim {
         }
         self.options = options;
         self.passes = passes;
+        self.write_keep_words();
         Ok(())
+    }
+
+    /// grid.keep's words from the start (the full dispatches of the current particle count,
+    /// workgroup size and scan levels), and the next step builds.
+    fn write_keep_words(&mut self) {
+        let args = keep::args(self.params.n_particles, self.options.workgroup_size, &self.cells.scan.blocks(), self.max_dim);
+        self.queue.write_buffer(&self.fixed.keep_args, 0, bytemuck::cast_slice(&args));
+        self.queue.write_buffer(&self.fixed.keep, 0, &[0u8; keep::WORDS as usize * 4]);
+        self.lists_built = false;
+    }
+
+    /// Whether the step keeps its neighbour lists between grid builds (a list skin and a scene
+    /// that allows it: [`SimOptions::list_skin`]).
+    pub fn keeps_lists(&self) -> bool {
+        self.fixed.keeps
+    }
+
+    /// Steps that built the grid and steps that kept the lists since the simulation started
+    /// (grid.keep's counters; both 0 without a skin). Blocking.
+    pub fn list_builds(&self) -> Result<(u32, u32), readback::ReadError> {
+        let w: Vec<u32> = buffers::read_vec(&self.device, &self.queue, &self.fixed.keep, keep::WORDS as usize)?;
+        Ok((w[keep::BUILDS as usize], w[keep::KEPT as usize]))
     }
 
     /// Turns per-pass GPU timestamps on, with room for `steps` steps between reads.
@@ -861,12 +930,28 @@ impl Sim {
         let md = self.max_dim;
         let step = self.steps;
         let reorder = self.reorders_next();
+        // With the lists kept between grid builds, a step builds when the CPU says so (the lists
+        // hold no build of the current slots yet, a reorder, a sensor sample) or when grid.keep
+        // finds the particles may have moved half the skin since the last build; otherwise it
+        // keeps them (src/sim/keep.rs). Without, every step builds.
+        let keeps = self.fixed.keeps;
+        let built = !keeps || !self.lists_built || reorder || self.sensor_due();
         encoder.push_debug_group("sim.step");
 
         if let Some(m) = &self.passes.move_solids {
             m.record(&mut begin(encoder, &mut self.profiler, m.label(), step), self.cur, n, shader::Single, md);
         }
-        let c = self.record_grid(encoder, step, reorder);
+        if keeps {
+            let decide = if built { keep::Decide::Build } else { keep::Decide::Moved };
+            let k = &self.passes.keep;
+            k.record(&mut begin(encoder, &mut self.profiler, k.label(), step), self.cur, 1, decide, md);
+        }
+        let c = if built {
+            self.record_grid(encoder, step, reorder)
+        } else {
+            self.record_grid_if_due(encoder, step);
+            self.cur
+        };
         self.record_sensors(encoder, c, Walk::after(reorder));
         let wg = self.options.workgroup_size;
         let Self { passes: p, profiler: prof, fixed, params, .. } = self;
@@ -885,13 +970,24 @@ impl Sim {
                 Self::record_time_step(encoder, p, prof, fixed, c, n, md, step, measure);
                 dp.predict.record(&mut begin(encoder, prof, dp.predict.label(), step), c, n, shader::Single, md);
                 solve(&mut begin(encoder, prof, dp.pressure.label(), step), dfsph::Solve::Pressure);
-                let v = integrate::Integrate { inlets, kick: false };
+                let v = integrate::Integrate { inlets, kick: false, moves: false };
                 p.integrate.record(&mut begin(encoder, prof, p.integrate.label(), step), c, n, v, md);
             }
             _ => {
                 encoder.clear_buffer(&fixed.wet, 0, None);
-                p.density.record(&mut begin(encoder, prof, p.density.label(), step), c, n, walk, md);
-                p.wall_pressure.record(&mut begin(encoder, prof, p.wall_pressure.label(), step), c, n, walk, md);
+                if built {
+                    p.density.record(&mut begin(encoder, prof, p.density.label(), step), c, n, keep::Reads::Grid(walk), md);
+                    p.wall_pressure.record(&mut begin(encoder, prof, p.wall_pressure.label(), step), c, n, keep::Reads::Grid(walk), md);
+                } else {
+                    // grid.keep turned on one of each pair: the walk (a build) or the lists
+                    let (grid, lists) = (keep::live_offset(keep::ENTRY_BUILD), keep::live_offset(keep::ENTRY_LISTED));
+                    let walk_sorted = keep::Reads::Grid(Walk::ThroughSorted);
+                    for pass in [&p.density, &p.wall_pressure] {
+                        let mut cp = begin(encoder, prof, pass.label(), step);
+                        pass.record_indirect_at(&mut cp, c, walk_sorted, &fixed.keep_args, grid);
+                        pass.record_indirect_at(&mut cp, c, keep::Reads::Lists, &fixed.keep_args, lists);
+                    }
+                }
                 p.force.record(&mut begin(encoder, prof, p.force.label(), step), c, n, walk, md);
                 Self::record_time_step(encoder, p, prof, fixed, c, n, md, step, measure);
                 if let (Some(bf), Some(bi)) = (&p.body_force, &p.body_integrate) {
@@ -899,7 +995,7 @@ impl Sim {
                     let groups = fixed.moving.n_bodies * wg;
                     bi.record(&mut begin(encoder, prof, bi.label(), step), c, groups, shader::Single, md);
                 }
-                let v = integrate::Integrate { inlets, kick: true };
+                let v = integrate::Integrate { inlets, kick: true, moves: keeps };
                 p.integrate.record(&mut begin(encoder, prof, p.integrate.label(), step), c, n, v, md);
             }
         }
@@ -911,6 +1007,7 @@ impl Sim {
 
         self.cur = c;
         self.last_reordered = reorder;
+        self.lists_built = true;
         self.steps += 1;
     }
 
@@ -1068,10 +1165,26 @@ impl Sim {
             p.scatter.record(&mut begin(encoder, prof, p.scatter.label(), step), c, n, one, md);
         }
         if reorder {
-            p.reorder.record(&mut begin(encoder, prof, p.reorder.label(), step), c, n, one, md);
+            let gather = keep::Gather { reset_sorted: fixed.keeps };
+            p.reorder.record(&mut begin(encoder, prof, p.reorder.label(), step), c, n, gather, md);
+            // the lists name slots of the set before the gather
+            self.lists_built = false;
             return 1 - c;
         }
         c
+    }
+
+    /// The grid build of a step that may keep the lists (no reorder): clear, count, scan and
+    /// scatter dispatched from grid.keep's entries, which are empty unless it decided to build.
+    fn record_grid_if_due(&mut self, encoder: &mut wgpu::CommandEncoder, step: u64) {
+        encoder.clear_buffer(&self.cells.counts, 0, None);
+        let Self { passes: p, cells, profiler: prof, fixed, .. } = self;
+        let (c, args, one) = (self.cur, &fixed.keep_args, shader::Single);
+        let build = keep::live_offset(keep::ENTRY_BUILD);
+        p.count.record_indirect_at(&mut begin(encoder, prof, p.count.label(), step), c, one, args, build);
+        let level = |k: u32| keep::live_offset(keep::ENTRY_SCAN + k);
+        p.scan.record_indirect(&mut begin(encoder, prof, shader::SCAN.label, step), &cells.scan, args, level);
+        p.scatter.record_indirect_at(&mut begin(encoder, prof, p.scatter.label(), step), c, one, args, build);
     }
 }
 
@@ -1109,9 +1222,9 @@ pub enum ListLayout {
 impl ListLayout {
     /// The layout for `n` particles and bindings of at most `max_binding` bytes; `split` asks
     /// for two bindings even where one would do (testing).
-    pub fn for_particles(n: u64, max_binding: u64, split: bool) -> Self {
-        let whole = n * 4 * NEIGHBOUR_LIST_MAX as u64;
-        let half = n * 16 * crate::physics::LIST_SPLIT_ROW as u64;
+    pub fn for_particles(n: u64, max_binding: u64, split: bool, list_max: u32) -> Self {
+        let whole = n * 4 * list_max as u64;
+        let half = n * 16 * crate::physics::list_split_row(list_max) as u64;
         if whole <= max_binding && !split {
             ListLayout::One
         } else if half <= max_binding && whole - half <= max_binding {
@@ -1126,9 +1239,9 @@ impl ListLayout {
     }
 
     /// Bytes of the two list buffers for `n` particles (16 for a placeholder).
-    fn bytes(self, n: u64) -> [u64; 2] {
-        let whole = n * 4 * NEIGHBOUR_LIST_MAX as u64;
-        let half = n * 16 * crate::physics::LIST_SPLIT_ROW as u64;
+    fn bytes(self, n: u64, list_max: u32) -> [u64; 2] {
+        let whole = n * 4 * list_max as u64;
+        let half = n * 16 * crate::physics::list_split_row(list_max) as u64;
         match self {
             ListLayout::Off => [16, 16],
             ListLayout::One => [whole, 16],
@@ -1148,7 +1261,17 @@ fn apply_layout(params: &mut SimParams, layout: &GridLayout, h: f32) {
     params.inv_cell_size = layout.inv_cell_size;
     params.grid_dims = layout.dims.into();
     params.num_cells = layout.num_cells;
-    params.search_range = layout.search_range(h);
+    // the walks that build the lists reach the list radius (1 + skin) h
+    params.search_range = layout.search_range(h * (1.0 + params.list_skin));
+}
+
+/// Whether a simulation keeps its neighbour lists between grid builds: a list skin, the lists
+/// on, WCSPH, and none of what changes particles or slots outside the step's own passes
+/// (emitters and open faces free and fill slots, moving solids move wall particles, the
+/// deterministic mode's ranks; DFSPH's solves read the lists it writes each step). Otherwise
+/// every step builds, as without a skin.
+fn keeps_lists(o: &SimOptions, params: &SimParams, b: Builds, slots_change: bool) -> bool {
+    o.list_skin > 0.0 && b.lists.on() && params.solver == params::SOLVER_WCSPH && !o.deterministic && !b.moving && !slots_change
 }
 
 #[cfg(test)]

@@ -4,6 +4,6 @@
 
 use super::shader::{self, KernelConfig, KernelError, Pass};
 
-pub(crate) fn new(device: &wgpu::Device, cfg: KernelConfig) -> Result<Pass, KernelError> {
+pub(crate) fn new(device: &wgpu::Device, cfg: KernelConfig) -> Result<Pass<super::keep::Gather>, KernelError> {
     Pass::new(device, &shader::REORDER, cfg, &[])
 }

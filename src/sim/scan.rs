@@ -42,6 +42,11 @@ impl ScanLevels {
     pub(crate) fn depth(&self) -> usize {
         self.levels.len()
     }
+
+    /// Each level's workgroups (blocks), level 0 first.
+    pub(crate) fn blocks(&self) -> Vec<u32> {
+        self.levels.iter().map(|l| l.blocks).collect()
+    }
 }
 
 /// Its bind groups are per level, made with the cells' buffers ([`ScanPass::levels`]).
@@ -104,6 +109,22 @@ impl ScanPass {
         }
         buffers.push(zero);
         Ok(ScanLevels { levels, _buffers: buffers })
+    }
+
+    /// As [`Self::record`], each level's dispatch read from `args` at `offset(level)` (grid.keep's
+    /// entries: empty on a step that keeps the lists).
+    pub(crate) fn record_indirect(&self, pass: &mut wgpu::ComputePass<'_>, levels: &ScanLevels, args: &wgpu::Buffer, offset: impl Fn(u32) -> u64) {
+        let top = levels.levels.len() - 1;
+        pass.set_pipeline(&self.reduce);
+        for (k, level) in levels.levels[..top].iter().enumerate() {
+            pass.set_bind_group(0, &level.bind_group, &[]);
+            pass.dispatch_workgroups_indirect(args, offset(k as u32));
+        }
+        pass.set_pipeline(&self.down);
+        for (k, level) in levels.levels.iter().enumerate().rev() {
+            pass.set_bind_group(0, &level.bind_group, &[]);
+            pass.dispatch_workgroups_indirect(args, offset(k as u32));
+        }
     }
 
     pub(crate) fn record(&self, pass: &mut wgpu::ComputePass<'_>, levels: &ScanLevels, max_dim: u32) {

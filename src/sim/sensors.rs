@@ -344,6 +344,11 @@ impl Sim {
         Some((s.next + free * s.every).saturating_sub(self.absolute_step()))
     }
 
+    /// Whether the next step samples the sensors (it then builds the grid: src/sim/keep.rs).
+    pub(crate) fn sensor_due(&self) -> bool {
+        self.fixed.sensors.as_ref().is_some_and(|s| s.next == self.absolute_step())
+    }
+
     /// Records the sample of the current state if it is due (the grid of the current positions
     /// is built on set `set`, read as `walk` says).
     pub(crate) fn record_sensors(&mut self, encoder: &mut wgpu::CommandEncoder, set: usize, walk: Walk) {

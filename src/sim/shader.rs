@@ -25,6 +25,7 @@ impl ShaderSource {
 pub(crate) const SOLIDS_MOVE: ShaderSource = ShaderSource { label: "solids.move", file: "solids_move" };
 pub(crate) const BODIES_FORCE: ShaderSource = ShaderSource { label: "bodies.force", file: "bodies_force" };
 pub(crate) const BODIES_INTEGRATE: ShaderSource = ShaderSource { label: "bodies.integrate", file: "bodies_integrate" };
+pub const KEEP: ShaderSource = ShaderSource { label: "grid.keep", file: "keep" };
 pub const COUNT: ShaderSource = ShaderSource { label: "grid.count", file: "count" };
 pub(crate) const SCAN: ShaderSource = ShaderSource { label: "grid.scan", file: "scan" };
 pub(crate) const SCATTER: ShaderSource = ShaderSource { label: "grid.scatter", file: "scatter" };
@@ -57,8 +58,9 @@ pub(crate) const COPY: ShaderSource = ShaderSource { label: "baseline.copy", fil
 /// the panel's rows and the benchmark's columns.
 /// A WCSPH step records density, wall pressure, force; a DFSPH step factor, the divergence
 /// solve, force (viscosity and gravity), predict and the pressure solve.
-pub(crate) const STEP: [ShaderSource; 23] = [
+pub(crate) const STEP: [ShaderSource; 24] = [
     SOLIDS_MOVE,
+    KEEP,
     COUNT,
     SCAN,
     SCATTER,
@@ -84,7 +86,8 @@ pub(crate) const STEP: [ShaderSource; 23] = [
 ];
 
 /// Every compute shader, for the validation test.
-pub const ALL: [ShaderSource; 30] = [
+pub const ALL: [ShaderSource; 31] = [
+    KEEP,
     SENSORS,
     SOLID_FORCE,
     FLOW,
@@ -358,6 +361,29 @@ pub struct KernelConfig {
     pub wg_size: u32,
     /// wgpu's runtime bounds checks in the shader.
     pub checks: bool,
+    /// The neighbour lists' capacity (`LIST_MAX` in the shaders: a constant, not an override,
+    /// docs/PERFORMANCE.md, "Neighbour lists"), [`crate::physics::list_capacity`] of the skin.
+    pub list_max: u32,
+}
+
+impl KernelConfig {
+    /// Workgroups of `wg_size`, without runtime checks, the default list capacity.
+    pub fn plain(wg_size: u32) -> Self {
+        Self { wg_size, checks: false, list_max: crate::physics::NEIGHBOUR_LIST_MAX }
+    }
+}
+
+/// `text` (a composed shader) with the lists' capacity `list_max` instead of the default: the
+/// generated constants `LIST_MAX` and `LIST_SPLIT_ROW` (src/wgsl.rs) rewritten.
+pub(crate) fn with_list_max(text: String, list_max: u32) -> String {
+    use crate::physics::{LIST_SPLIT_ROW, NEIGHBOUR_LIST_MAX, list_split_row};
+    if list_max == NEIGHBOUR_LIST_MAX {
+        return text;
+    }
+    text.replace(&format!("const LIST_MAX: u32 = {NEIGHBOUR_LIST_MAX}u;"), &format!("const LIST_MAX: u32 = {list_max}u;")).replace(
+        &format!("const LIST_SPLIT_ROW: u32 = {LIST_SPLIT_ROW}u;"),
+        &format!("const LIST_SPLIT_ROW: u32 = {}u;", list_split_row(list_max)),
+    )
 }
 
 /// A compute pass's pipeline(s) over one bind-group layout, which is read from the shader. Passes
@@ -378,7 +404,7 @@ impl Kernel {
     /// `variants`: the override constants of each pipeline variant (WG_SIZE is added).
     pub fn new(device: &wgpu::Device, src: &ShaderSource, cfg: KernelConfig, variants: &[&[(&str, f64)]]) -> Result<Self, KernelError> {
         let wg_size = cfg.wg_size;
-        let text = src.compose()?;
+        let text = with_list_max(src.compose()?, cfg.list_max);
         let bindings = wgsl::bindings(src.label, &text, &["main"])?;
         let layout = layout(device, src.label, &bindings);
         let module = module(device, src.label, &text, cfg.checks);
@@ -435,11 +461,12 @@ impl Kernel {
         dispatch(pass, n.div_ceil(self.wg_size), max_dim);
     }
 
-    /// As [`Self::record`], with the workgroup counts read from `args` (words 0–2) on the GPU.
-    pub(crate) fn record_indirect(&self, pass: &mut wgpu::ComputePass<'_>, bg: &wgpu::BindGroup, variant: usize, args: &wgpu::Buffer) {
+    /// As [`Self::record`], with the workgroup counts read from `args` (words 0–2 from byte
+    /// `offset`) on the GPU.
+    pub(crate) fn record_indirect(&self, pass: &mut wgpu::ComputePass<'_>, bg: &wgpu::BindGroup, variant: usize, args: &wgpu::Buffer, offset: u64) {
         pass.set_pipeline(&self.variants[variant]);
         pass.set_bind_group(0, bg, &[]);
-        pass.dispatch_workgroups_indirect(args, 0);
+        pass.dispatch_workgroups_indirect(args, offset);
     }
 }
 
@@ -574,7 +601,12 @@ impl<V: Variant> Pass<V> {
 
     /// As [`Self::record`], with the workgroup counts read from `args` (words 0–2) on the GPU.
     pub(crate) fn record_indirect(&self, pass: &mut wgpu::ComputePass<'_>, set: usize, variant: V, args: &wgpu::Buffer) {
-        self.kernel.record_indirect(pass, &self.groups[set], variant.index(), args);
+        self.kernel.record_indirect(pass, &self.groups[set], variant.index(), args, 0);
+    }
+
+    /// As [`Self::record_indirect`], from byte `offset` of `args`.
+    pub(crate) fn record_indirect_at(&self, pass: &mut wgpu::ComputePass<'_>, set: usize, variant: V, args: &wgpu::Buffer, offset: u64) {
+        self.kernel.record_indirect(pass, &self.groups[set], variant.index(), args, offset);
     }
 }
 

@@ -100,7 +100,9 @@ wgsl_struct! {
         /// DFSPH: the heavy-ball momentum β of the solves' projected Jacobi iteration (each
         /// change of a particle's κ takes β times its last change besides; 0 = plain Jacobi).
         pub dfsph_momentum: f32,
-        pub _pad: [u32; 1] as pad,
+        /// The skin of the neighbour lists kept between grid builds, in h (`grid.list_skin`;
+        /// 0 = lists built every step; src/sim/keep.rs).
+        pub list_skin: f32,
     }
 }
 

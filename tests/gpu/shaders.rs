@@ -77,7 +77,7 @@ fn every_pass_binds_its_buffers_by_name() {
 fn a_wrong_binding_name_fails_at_creation() {
     let gpu = common::gpu();
     let d = &gpu.device;
-    let kernel = shader::Kernel::new(d, &shader::INTEGRATE, KernelConfig { wg_size: 64, checks: false }, &[&[]]).unwrap();
+    let kernel = shader::Kernel::new(d, &shader::INTEGRATE, KernelConfig::plain(64), &[&[]]).unwrap();
     assert_eq!(kernel.binding_names().collect::<Vec<_>>(), ["params", "pos_mass", "vel_rho", "acc_in", "diag", "emitters", "emit_state"]);
     let buf = |size| shader::storage(d, "test", size);
     let (p, a, b, c, diag) = (
@@ -112,7 +112,7 @@ fn a_wrong_binding_name_fails_at_creation() {
 
     // a step's pass looks its names up in the simulation's table: a name the table lacks is an
     // error that names it, and so is an alias of a name the shader does not bind
-    let pass = || shader::Pass::<shader::Single>::new(d, &shader::INTEGRATE, KernelConfig { wg_size: 64, checks: false }, &[]).unwrap();
+    let pass = || shader::Pass::<shader::Single>::new(d, &shader::INTEGRATE, KernelConfig::plain(64), &[]).unwrap();
     let mut table = shader::Named::default();
     for (name, buffer) in &good {
         table.add(name, buffer);

@@ -134,7 +134,7 @@ fn forces_match_the_twin_with_and_without_room_in_the_lists() {
         p[1] *= 0.6;
     }
     assert_eq!(
-        rillet::sim::ListLayout::for_particles(state.n_particles() as u64, gpu().max_binding_bytes(), false),
+        rillet::sim::ListLayout::for_particles(state.n_particles() as u64, gpu().max_binding_bytes(), false, NEIGHBOUR_LIST_MAX),
         rillet::sim::ListLayout::One,
         "the lists fit this device"
     );

@@ -1,0 +1,47 @@
+// grid.keep: one invocation at the start of a step with the neighbour lists kept between grid
+// builds (src/sim/keep.rs; docs/PHYSICS.md, "Lists kept between grid builds"). The lists of the
+// last build hold every pair within (1 + skin) h of that moment; they hold every pair within h
+// while no particle has moved more than skin h / 2 since. The travel is bounded by the sum of
+// each step's largest move (sph.integrate's reduction into `keep[KEEP_MOVE]`): the step builds
+// once that sum would pass skin h / 2, or when a list of the last build overflowed, or always
+// with FORCE (a step the CPU records as a build: it restarts the count). Then it sets the live
+// indirect dispatches: the full ones of the building passes (grid.count, grid.scan's levels,
+// grid.scatter, the walking sph.density and sph.wall_pressure) and none of the listed ones, or
+// the other way round. A build also clears the grid diagnostics words (max per cell, overflows),
+// which grid.count then fills; a step that keeps the lists leaves the last build's there.
+//
+// #import common
+
+@group(0) @binding(4) var<storage, read_write> keep: array<u32, KEEP_WORDS>;
+@group(0) @binding(5) var<storage, read_write> diag: array<atomic<u32>, DIAG_WORDS>;
+// the indirect dispatches: live entries, then full ones (src/sim/keep.rs)
+@group(0) @binding(6) var<storage, read_write> keep_args: array<u32, KEEP_ARGS_WORDS>;
+
+override FORCE: bool = false;
+
+@compute @workgroup_size(1)
+fn main() {
+    let travel = bitcast<f32>(keep[KEEP_TRAVEL]) + bitcast<f32>(keep[KEEP_MOVE]);
+    let build = FORCE || keep[KEEP_OVERFLOW] != 0u || travel > 0.5 * params.list_skin * params.h;
+    keep[KEEP_MOVE] = 0u;
+    if build {
+        keep[KEEP_TRAVEL] = 0u;
+        keep[KEEP_OVERFLOW] = 0u;
+        keep[KEEP_BUILDS] += 1u;
+        if !FORCE {
+            atomicStore(&diag[DIAG_MAX_PER_CELL], 0u);
+            atomicStore(&diag[DIAG_OVERFLOWS], 0u);
+        }
+    } else {
+        keep[KEEP_TRAVEL] = bitcast<u32>(travel);
+        keep[KEEP_KEPT] += 1u;
+    }
+    for (var k = 0u; k < KEEP_ENTRIES; k++) {
+        let full = KEEP_FULL + 4u * k;
+        let live = KEEP_LIVE + 4u * k;
+        let on = build != (keep_args[full + 3u] != 0u);
+        for (var c = 0u; c < 3u; c++) {
+            keep_args[live + c] = select(0u, keep_args[full + c], on);
+        }
+    }
+}

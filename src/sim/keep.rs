@@ -1,0 +1,171 @@
+//! grid.keep — the neighbour lists kept between grid builds (docs/PHYSICS.md, "Lists kept between
+//! grid builds"; `shaders/keep.wgsl`). With a skin s (`grid.list_skin`, in h), a build lists every
+//! particle within (1 + s) h; as long as no particle has moved more than s h / 2 since, every pair
+//! within h is on those lists, and a step can skip the grid build and read the lists instead of
+//! walking the grid. One invocation at the start of such a step decides on the GPU, from the
+//! distance the fastest particle moved in each step since the build (sph.integrate's
+//! reduction), and turns the step's indirect dispatches on or off: the grid build's and the
+//! walking passes' (a build) or the listed passes' (the lists kept). No CPU round trip.
+//!
+//! The control words (`keep` in the shaders), `u32` each:
+//! - [`TRAVEL`]: the summed largest moves since the last build (f32 bits);
+//! - [`MOVE`]: the largest move of the last step (f32 bits, sph.integrate's `atomicMax`);
+//! - [`OVERFLOW`]: 1 when a list of the last build overflowed (then the next step builds);
+//! - [`BUILDS`], [`KEPT`]: steps that built, steps that kept the lists (counters).
+//!
+//! The indirect dispatches (`keep_args`, a buffer of its own: a pass cannot bind as storage a
+//! buffer its dispatch reads as arguments): from [`LIVE`], [`ENTRIES`] dispatches of four words,
+//! which grid.keep writes; from [`FULL`], the same entries at full size, written from the CPU:
+//! word 3 of an entry is 1 for a dispatch of the kept steps, 0 for one of the building steps.
+
+use super::shader::{self, KernelConfig, KernelError, Pass, Variant, Walk};
+
+pub const TRAVEL: u32 = 0;
+pub const MOVE: u32 = 1;
+pub const OVERFLOW: u32 = 2;
+pub const BUILDS: u32 = 3;
+pub const KEPT: u32 = 4;
+/// Control words.
+pub const WORDS: u32 = 8;
+pub const LIVE: u32 = 0;
+/// Indirect dispatches: [`ENTRY_BUILD`], [`ENTRY_LISTED`], then one per scan level.
+pub const ENTRIES: u32 = 8;
+pub const FULL: u32 = LIVE + 4 * ENTRIES;
+/// Words of `keep_args`.
+pub const ARGS_WORDS: u32 = FULL + 4 * ENTRIES;
+/// The per-particle passes of a building step (grid.count, grid.scatter, the walking
+/// sph.density and sph.wall_pressure).
+pub const ENTRY_BUILD: u32 = 0;
+/// The per-particle passes of a step that keeps the lists (the listed sph.density and
+/// sph.wall_pressure).
+pub const ENTRY_LISTED: u32 = 1;
+/// The first scan level's entry (level k is `ENTRY_SCAN + k`).
+pub const ENTRY_SCAN: u32 = 2;
+/// The most scan levels the entries hold (1024 cells per block: 2^50 cells).
+pub const MAX_SCAN_LEVELS: u32 = ENTRIES - ENTRY_SCAN;
+
+/// Byte offset of entry `k`'s live indirect dispatch.
+pub(crate) fn live_offset(k: u32) -> u64 {
+    4 * (LIVE + 4 * k) as u64
+}
+
+/// How a step records grid.keep.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Decide {
+    /// The CPU records a build (the first step, a reorder, a sensor sample, after a change): the
+    /// control words restart from it.
+    Build,
+    /// The GPU decides from the distance moved since the last build.
+    Moved,
+}
+
+impl Variant for Decide {
+    const ALL: &'static [Self] = &[Decide::Build, Decide::Moved];
+    fn constants(self) -> Vec<(&'static str, f64)> {
+        vec![("FORCE", shader::flag(self == Decide::Build))]
+    }
+}
+
+/// How sph.density and sph.wall_pressure find a particle's neighbours.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Reads {
+    /// They walk the grid (and write the lists).
+    Grid(Walk),
+    /// They read the lists the last build wrote (`LISTED`), in the order of `sorted`.
+    Lists,
+}
+
+impl Variant for Reads {
+    const ALL: &'static [Self] = &[Reads::Grid(Walk::Direct), Reads::Grid(Walk::ThroughSorted), Reads::Lists];
+    fn constants(self) -> Vec<(&'static str, f64)> {
+        match self {
+            Reads::Grid(w) => [w.constants(), vec![("LISTED", 0.0)]].concat(),
+            Reads::Lists => [Walk::ThroughSorted.constants(), vec![("LISTED", 1.0)]].concat(),
+        }
+    }
+}
+
+/// The reorder's variants: with the lists kept, the gather also resets `sorted` to the identity
+/// (the new set is in cell order), so that the steps that keep the lists, which take their
+/// particles in `sorted`'s order, take them in cell order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Gather {
+    pub reset_sorted: bool,
+}
+
+impl Variant for Gather {
+    const ALL: &'static [Self] = &[Gather { reset_sorted: false }, Gather { reset_sorted: true }];
+    fn constants(self) -> Vec<(&'static str, f64)> {
+        vec![("RESET_SORTED", shader::flag(self.reset_sorted))]
+    }
+}
+
+pub(crate) fn new(device: &wgpu::Device, cfg: KernelConfig) -> Result<Pass<Decide>, KernelError> {
+    Pass::new(device, &shader::KEEP, cfg, &[])
+}
+
+/// The indirect dispatches at the start: every live one empty, the full ones for `n` particles
+/// in workgroups of `wg` and for the scan levels' `blocks`.
+pub(crate) fn args(n: u32, wg: u32, scan_blocks: &[u32], max_dim: u32) -> Vec<u32> {
+    assert!(scan_blocks.len() <= MAX_SCAN_LEVELS as usize, "{} scan levels: grid.keep holds {MAX_SCAN_LEVELS}", scan_blocks.len());
+    let mut w = vec![0u32; ARGS_WORDS as usize];
+    let mut full = |k: u32, groups: u32, listed: bool| {
+        let (x, y) = shader::grid_2d(groups, max_dim);
+        let at = (FULL + 4 * k) as usize;
+        w[at..at + 4].copy_from_slice(&[x, y, 1, listed as u32]);
+    };
+    full(ENTRY_BUILD, n.div_ceil(wg), false);
+    full(ENTRY_LISTED, n.div_ceil(wg), true);
+    for (k, &blocks) in scan_blocks.iter().enumerate() {
+        full(ENTRY_SCAN + k as u32, blocks, false);
+    }
+    w
+}
+
+/// The CPU twin of grid.keep's decision: whether the step builds, and the travel it carries
+/// on. `travel` is the summed largest moves since the last build, `moved` the last step's largest
+/// move, `overflow` whether a list of the last build overflowed; the lists hold every pair
+/// within (1 + skin) h, so they hold every pair within h while each particle has moved at most
+/// skin h / 2 since.
+pub fn decide(travel: f32, moved: f32, overflow: bool, skin: f32, h: f32) -> (bool, f32) {
+    let t = travel + moved;
+    if overflow || t > 0.5 * skin * h {
+        (true, 0.0)
+    } else {
+        (false, t)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_lists_are_kept_until_half_the_skin_is_travelled() {
+        let (h, skin) = (0.04, 0.2);
+        // 0.004 m of budget: three steps of 0.0013 m keep, the fourth builds
+        let mut travel = 0.0;
+        let mut builds = vec![];
+        for _ in 0..4 {
+            let (b, t) = decide(travel, 0.0013, false, skin, h);
+            builds.push(b);
+            travel = t;
+        }
+        assert_eq!(builds, [false, false, false, true]);
+        assert_eq!(travel, 0.0, "a build restarts the travel");
+        assert!(decide(0.0, 0.0, true, skin, h).0, "an overflowed list builds at once");
+        assert!(decide(0.0, 1e-9, false, 0.0, h).0, "no skin: every step that moves builds");
+    }
+
+    #[test]
+    fn the_full_dispatches_cover_the_particles_and_the_scan_levels() {
+        let w = args(1_000_000, 256, &[977, 1], 65_535);
+        let entry = |k: u32| &w[(FULL + 4 * k) as usize..(FULL + 4 * k + 4) as usize];
+        assert_eq!(entry(ENTRY_BUILD), [3907, 1, 1, 0]);
+        assert_eq!(entry(ENTRY_LISTED), [3907, 1, 1, 1]);
+        assert_eq!(entry(ENTRY_SCAN), [977, 1, 1, 0]);
+        assert_eq!(entry(ENTRY_SCAN + 1), [1, 1, 1, 0]);
+        assert_eq!(entry(ENTRY_SCAN + 2), [0, 0, 0, 0], "an entry without a level stays empty");
+        assert!(w[LIVE as usize..FULL as usize].iter().all(|&x| x == 0), "the live dispatches start empty");
+    }
+}
