@@ -65,6 +65,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
     var acc = Acc(pi.xyz, 0.0, h2, l2, 1.0 / params.h, list_start(i));
     if LISTED {
+        // the lists leave out the particle itself (and any at r = 0), which the walk visits
+        acc.rho = pi.w * kernel_w_q(0.0);
         listed_walk(i, &acc);
     } else {
         neighbour_loop(pi.xyz, &acc);

@@ -21,6 +21,7 @@ fn options(cell_size: f32, order: CellOrder) -> SimOptions {
         deterministic: false,
         workgroup_size: 64,
         shader_checks: false,
+        list_skin: 0.0,
     }
 }
 

@@ -29,6 +29,7 @@ fn options(reorder_interval: u32) -> SimOptions {
         deterministic: false,
         workgroup_size: 64,
         shader_checks: false,
+        list_skin: 0.0,
     }
 }
 
@@ -303,7 +304,27 @@ fn steps_match_across_reorder_intervals_submits_and_the_cpu_twin() {
         p
     };
     let every = run(1, STEPS, true, false);
+    let kept = {
+        // the lists kept between grid builds: a skin of 0.03 h, a reorder (a build the CPU
+        // records) every 9 steps, 7 steps per submit; grid.keep decides the other builds
+        let o = SimOptions { list_skin: 0.03, ..options(9) };
+        let mut s = sim(&state, o);
+        assert!(s.keeps_lists());
+        let mut done = 0;
+        while done < STEPS {
+            let k = 7.min(STEPS - done);
+            s.run(k);
+            done += k;
+        }
+        let (builds, kept) = s.list_builds().unwrap();
+        eprintln!("lists kept with a skin of 0.03 h: {builds} steps built, {kept} kept the lists");
+        assert_eq!(builds + kept, STEPS, "grid.keep ran once a step");
+        assert!(kept > 0, "no step kept the lists");
+        assert!(builds > STEPS.div_ceil(9), "grid.keep never decided a build: {builds} builds, all of them reorders");
+        s.read_particles().unwrap()
+    };
     let cases = [
+        ("lists kept (skin 0.03 h), reorder every 9 steps, 7 steps per submit", kept),
         ("reorder every 3 steps, 7 steps per submit", run(3, 7, true, false)),
         ("never reorder, 1 step per submit", run(0, 1, true, false)),
         ("reorder every step, diagnostics compiled out", run(1, STEPS, false, false)),
@@ -397,3 +418,4 @@ fn a_deterministic_step_gives_the_same_bits_every_run() {
     assert_eq!(pa.pos_mass, pc.pos_mass, "positions, reordered every step against never");
     assert_eq!(pa.vel_rho, pc.vel_rho);
 }
+

@@ -711,6 +711,7 @@ mod tests {
             deterministic: true,
             workgroup_size: 256,
             shader_checks: false,
+            list_skin: 0.0,
         };
         Controls { options, substeps, paused: false, solver: None }
     }
