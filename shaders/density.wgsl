@@ -60,7 +60,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let h2 = params.h * params.h;
     var l2 = h2;
     if !LISTED {
-        let l = params.h * (1.0 + params.list_skin);
+        // the skin grid.keep chose for this build (0 without lists kept between builds)
+        let l = params.h * (1.0 + bitcast<f32>(atomicLoad(&keep[KEEP_SKIN])));
         l2 = l * l;
     }
     var acc = Acc(pi.xyz, 0.0, h2, l2, 1.0 / params.h, list_start(i));

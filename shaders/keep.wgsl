@@ -3,8 +3,10 @@
 // last build hold every pair within (1 + skin) h of that moment; they hold every pair within h
 // while no particle has moved more than skin h / 2 since. The travel is bounded by the sum of
 // each step's largest move (sph.integrate's reduction into `keep[KEEP_MOVE]`): the step builds
-// once that sum would pass skin h / 2, or when a list of the last build overflowed, or always
-// with FORCE (a step the CPU records as a build: it restarts the count). Then it sets the live
+// once that sum would pass s h / 2 (s: the skin the last build listed with, keep[KEEP_SKIN]),
+// or when a list of the last build overflowed, or always with FORCE (a step the CPU records as
+// a build: it restarts the count). A build lists with the scene's skin, or with none where
+// the last step's largest move exceeded half of it. Then it sets the live
 // indirect dispatches: the full ones of the building passes (grid.count, grid.scan's levels,
 // grid.scatter, the walking sph.density and sph.wall_pressure) and none of the listed ones, or
 // the other way round. A build also clears the grid diagnostics words (max per cell, overflows),
@@ -21,13 +23,22 @@ override FORCE: bool = false;
 
 @compute @workgroup_size(1)
 fn main() {
-    let travel = bitcast<f32>(keep[KEEP_TRAVEL]) + bitcast<f32>(keep[KEEP_MOVE]);
-    let build = FORCE || keep[KEEP_OVERFLOW] != 0u || travel > 0.5 * params.list_skin * params.h;
+    let moved = bitcast<f32>(keep[KEEP_MOVE]);
+    let travel = bitcast<f32>(keep[KEEP_TRAVEL]) + moved;
+    let overflow = keep[KEEP_OVERFLOW] != 0u;
+    let build = FORCE || overflow || travel > 0.5 * bitcast<f32>(keep[KEEP_SKIN]) * params.h;
     keep[KEEP_MOVE] = 0u;
     if build {
+        // the build lists with the scene's skin unless the last step moved a particle farther
+        // than half of it (such lists would not last a step): then within h
+        let skin = select(0.0, params.list_skin, 0.5 * params.list_skin * params.h >= moved);
+        keep[KEEP_SKIN] = bitcast<u32>(skin);
         keep[KEEP_TRAVEL] = 0u;
         keep[KEEP_OVERFLOW] = 0u;
         keep[KEEP_BUILDS] += 1u;
+        if overflow {
+            keep[KEEP_OVERFLOWED] += 1u;
+        }
         if !FORCE {
             atomicStore(&diag[DIAG_MAX_PER_CELL], 0u);
             atomicStore(&diag[DIAG_OVERFLOWS], 0u);

@@ -98,7 +98,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         vel_rho[i] = vec4<f32>(v_w, rho0);
         return;
     }
-    let l = params.h * (1.0 + params.list_skin);
+    let l = params.h * (1.0 + bitcast<f32>(atomicLoad(&keep[KEEP_SKIN])));
     var acc = Acc(pi.xyz, 0.0, 0.0, vec3<f32>(0.0), g, l * l, params.h2, list_start(i));
     if LISTED {
         listed_walk(i, &acc);

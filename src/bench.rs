@@ -100,6 +100,8 @@ pub struct BenchResult {
     /// Timed steps that built the grid and the neighbour lists (all of them unless the lists
     /// are kept between builds: a list skin).
     pub built_steps: u64,
+    /// Of those, builds because a list of the build before overflowed.
+    pub overflow_builds: u64,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -140,7 +142,7 @@ pub fn run(
     let mut profile = Profile::default();
     let mut wall = 0.0;
     let mut timed = 0;
-    let builds_before = sim.list_builds()?.0;
+    let keep_before = sim.keep_words()?;
     while timed < cfg.steps {
         let k = cfg.batch.min(cfg.steps - timed);
         let mut enc = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("bench") });
@@ -165,7 +167,10 @@ pub fn run(
     let d = sim.read_diagnostics()?;
     anyhow::ensure!(d.non_finite == 0, "{} particles went non-finite during the benchmark", d.non_finite);
     let steps = cfg.steps as u64;
-    let built_steps = if sim.keeps_lists() { (sim.list_builds()?.0 - builds_before) as u64 } else { steps };
+    let keep_after = sim.keep_words()?;
+    let timed_count = |word: u32| (keep_after[word as usize] - keep_before[word as usize]) as u64;
+    let built_steps = if sim.keeps_lists() { timed_count(crate::sim::keep::BUILDS) } else { steps };
+    let overflow_builds = timed_count(crate::sim::keep::OVERFLOWED);
     let wall_ms = wall * 1e3 / steps as f64;
     let step_ms = if timestamps { profile.step_ms() } else { wall_ms };
     let pass_ms = if timestamps {
@@ -192,6 +197,7 @@ pub fn run(
         particle_steps_per_s: state.n_fluid as f64 / (step_ms * 1e-3),
         wall_ms,
         built_steps,
+        overflow_builds,
     })
 }
 
@@ -236,8 +242,9 @@ pub fn table(results: &[BenchResult]) -> String {
     if results.iter().all(|r| r.pass_ms.is_empty()) {
         s.push_str("(per-pass times n/a: no timestamp queries on this adapter)\n");
     }
-    let rows: [Column; 4] = [
+    let rows: [Column; 5] = [
         ("steps that built", |r| format!("{}/{}", r.built_steps, r.steps)),
+        ("of them, overflows", |r| format!("{}", r.overflow_builds)),
         ("step (GPU)", |r| format!("{:.3}", r.step_ms)),
         ("step (wall)", |r| format!("{:.3}", r.wall_ms)),
         ("M particle-steps/s", |r| format!("{:.1}", r.particle_steps_per_s * 1e-6)),

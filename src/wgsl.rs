@@ -108,6 +108,8 @@ fn constants_module() -> String {
          const KEEP_OVERFLOW: u32 = {}u;\n\
          const KEEP_BUILDS: u32 = {}u;\n\
          const KEEP_KEPT: u32 = {}u;\n\
+         const KEEP_SKIN: u32 = {}u;\n\
+         const KEEP_OVERFLOWED: u32 = {}u;\n\
          const KEEP_LIVE: u32 = {}u;\n\
          const KEEP_ENTRIES: u32 = {}u;\n\
          const KEEP_FULL: u32 = {}u;\n\
@@ -135,6 +137,8 @@ fn constants_module() -> String {
         crate::sim::keep::OVERFLOW,
         crate::sim::keep::BUILDS,
         crate::sim::keep::KEPT,
+        crate::sim::keep::SKIN,
+        crate::sim::keep::OVERFLOWED,
         crate::sim::keep::LIVE,
         crate::sim::keep::ENTRIES,
         crate::sim::keep::FULL,

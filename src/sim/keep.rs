@@ -11,7 +11,11 @@
 //! - [`TRAVEL`]: the summed largest moves since the last build (f32 bits);
 //! - [`MOVE`]: the largest move of the last step (f32 bits, sph.integrate's `atomicMax`);
 //! - [`OVERFLOW`]: 1 when a list of the last build overflowed (then the next step builds);
-//! - [`BUILDS`], [`KEPT`]: steps that built, steps that kept the lists (counters).
+//! - [`BUILDS`], [`KEPT`]: steps that built, steps that kept the lists (counters);
+//! - [`SKIN`]: the skin the last build listed with (f32 bits, in h): the scene's, or 0 where
+//!   the last step's largest move already exceeded half of it (a flow so fast that lists with
+//!   the skin would not last a step: the build then lists within h, as without a skin);
+//! - [`OVERFLOWED`]: builds forced by a list that overflowed (a counter).
 //!
 //! The indirect dispatches (`keep_args`, a buffer of its own: a pass cannot bind as storage a
 //! buffer its dispatch reads as arguments): from [`LIVE`], [`ENTRIES`] dispatches of four words,
@@ -25,6 +29,8 @@ pub const MOVE: u32 = 1;
 pub const OVERFLOW: u32 = 2;
 pub const BUILDS: u32 = 3;
 pub const KEPT: u32 = 4;
+pub const SKIN: u32 = 5;
+pub const OVERFLOWED: u32 = 6;
 /// Control words.
 pub const WORDS: u32 = 8;
 pub const LIVE: u32 = 0;
@@ -122,17 +128,28 @@ pub(crate) fn args(n: u32, wg: u32, scan_blocks: &[u32], max_dim: u32) -> Vec<u3
     w
 }
 
-/// The CPU twin of grid.keep's decision: whether the step builds, and the travel it carries
-/// on. `travel` is the summed largest moves since the last build, `moved` the last step's largest
-/// move, `overflow` whether a list of the last build overflowed; the lists hold every pair
-/// within (1 + skin) h, so they hold every pair within h while each particle has moved at most
-/// skin h / 2 since.
-pub fn decide(travel: f32, moved: f32, overflow: bool, skin: f32, h: f32) -> (bool, f32) {
-    let t = travel + moved;
-    if overflow || t > 0.5 * skin * h {
-        (true, 0.0)
+/// What grid.keep carries from step to step (its words [`TRAVEL`] and [`SKIN`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Kept {
+    /// The summed largest moves since the last build, m.
+    pub travel: f32,
+    /// The skin the last build listed with, in h.
+    pub skin: f32,
+}
+
+/// The CPU twin of grid.keep's decision at the start of a step: whether it builds, and what it
+/// carries on. `moved` is the last step's largest move, `overflow` whether a list of the last
+/// build overflowed, `force` a build the CPU records, `skin` the scene's. The lists hold every
+/// pair within (1 + s) h (s: the skin they were built with), so they hold every pair within h
+/// while each particle has moved at most s h / 2 since. A build lists with the scene's skin
+/// unless `moved` exceeds half of it (lists with it would not last the next step), then with 0.
+pub fn decide(k: Kept, moved: f32, overflow: bool, force: bool, skin: f32, h: f32) -> (bool, Kept) {
+    let travel = k.travel + moved;
+    if force || overflow || travel > 0.5 * k.skin * h {
+        let skin = if 0.5 * skin * h >= moved { skin } else { 0.0 };
+        (true, Kept { travel: 0.0, skin })
     } else {
-        (false, t)
+        (false, Kept { travel, ..k })
     }
 }
 
@@ -144,17 +161,22 @@ mod tests {
     fn the_lists_are_kept_until_half_the_skin_is_travelled() {
         let (h, skin) = (0.04, 0.2);
         // 0.004 m of budget: three steps of 0.0013 m keep, the fourth builds
-        let mut travel = 0.0;
+        let (first, mut k) = decide(Kept { travel: 0.0, skin: 0.0 }, 0.0, false, true, skin, h);
+        assert!(first);
+        assert_eq!(k.skin, skin);
         let mut builds = vec![];
         for _ in 0..4 {
-            let (b, t) = decide(travel, 0.0013, false, skin, h);
+            let (b, next) = decide(k, 0.0013, false, false, skin, h);
             builds.push(b);
-            travel = t;
+            k = next;
         }
         assert_eq!(builds, [false, false, false, true]);
-        assert_eq!(travel, 0.0, "a build restarts the travel");
-        assert!(decide(0.0, 0.0, true, skin, h).0, "an overflowed list builds at once");
-        assert!(decide(0.0, 1e-9, false, 0.0, h).0, "no skin: every step that moves builds");
+        assert_eq!(k, Kept { travel: 0.0, skin }, "a build restarts the travel");
+        assert!(decide(k, 0.0, true, false, skin, h).0, "an overflowed list builds at once");
+        let (b, fast) = decide(k, 0.0041, false, false, skin, h);
+        assert!(b && fast.skin == 0.0, "a move beyond half the skin: the build lists within h");
+        assert!(decide(fast, 1e-9, false, false, skin, h).0, "lists without a skin: every step that moves builds");
+        assert_eq!(decide(fast, 0.001, false, false, skin, h), (true, Kept { travel: 0.0, skin }), "slower again: the skin is back");
     }
 
     #[test]

@@ -868,8 +868,13 @@ impl Sim {
     /// Steps that built the grid and steps that kept the lists since the simulation started
     /// (grid.keep's counters; both 0 without a skin). Blocking.
     pub fn list_builds(&self) -> Result<(u32, u32), readback::ReadError> {
-        let w: Vec<u32> = buffers::read_vec(&self.device, &self.queue, &self.fixed.keep, keep::WORDS as usize)?;
+        let w = self.keep_words()?;
         Ok((w[keep::BUILDS as usize], w[keep::KEPT as usize]))
+    }
+
+    /// grid.keep's control words ([`keep`]). Blocking.
+    pub fn keep_words(&self) -> Result<Vec<u32>, readback::ReadError> {
+        buffers::read_vec(&self.device, &self.queue, &self.fixed.keep, keep::WORDS as usize)
     }
 
     /// Turns per-pass GPU timestamps on, with room for `steps` steps between reads.
