@@ -26,7 +26,9 @@ fn main() {
     let moved = bitcast<f32>(keep[KEEP_MOVE]);
     let travel = bitcast<f32>(keep[KEEP_TRAVEL]) + moved;
     let overflow = keep[KEEP_OVERFLOW] != 0u;
-    let build = FORCE || overflow || travel > 0.5 * bitcast<f32>(keep[KEEP_SKIN]) * params.h;
+    // lists without a skin (s = 0) are never kept: sph.wall_pressure writes none for the walls
+    let s = bitcast<f32>(keep[KEEP_SKIN]);
+    let build = FORCE || overflow || s == 0.0 || travel > 0.5 * s * params.h;
     keep[KEEP_MOVE] = 0u;
     if build {
         // the build lists with the scene's skin unless the last step moved a particle farther

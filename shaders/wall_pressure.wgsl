@@ -98,8 +98,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         vel_rho[i] = vec4<f32>(v_w, rho0);
         return;
     }
-    let l = params.h * (1.0 + bitcast<f32>(atomicLoad(&keep[KEEP_SKIN])));
-    var acc = Acc(pi.xyz, 0.0, 0.0, vec3<f32>(0.0), g, l * l, params.h2, list_start(i));
+    // the walls' lists only where the build lists with a skin (grid.keep never keeps lists
+    // without one)
+    let skin = bitcast<f32>(atomicLoad(&keep[KEEP_SKIN]));
+    let l = params.h * (1.0 + skin);
+    var acc = Acc(pi.xyz, 0.0, 0.0, vec3<f32>(0.0), g, select(-1.0, l * l, skin > 0.0), params.h2, list_start(i));
     if LISTED {
         listed_walk(i, &acc);
     } else {

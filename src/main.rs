@@ -49,13 +49,14 @@ struct BenchArgs {
     /// Steps per submit.
     #[arg(long, default_value_t = 50)]
     batch: u32,
-    /// Reorder intervals to run, comma separated (0 = never). Default: the scene's.
+    /// Reorder intervals to run (step timings and realtime runs), comma separated (0 = never).
+    /// Default: the scene's.
     #[arg(long, value_delimiter = ',')]
     reorder: Vec<u32>,
     /// Cell orders to run. Default: the scene's.
     #[arg(long, value_delimiter = ',')]
     order: Vec<CellOrder>,
-    /// Cell sizes (multiples of h) to run. Default: the scene's.
+    /// Cell sizes (multiples of h) to run (step timings and realtime runs). Default: the scene's.
     #[arg(long, value_delimiter = ',', value_parser = cell_size)]
     cell_size: Vec<f32>,
     /// Each cell ordered by particle id (a deterministic step). Default: the scene's.
@@ -74,8 +75,9 @@ struct BenchArgs {
     /// Workgroup sizes to run. Default: 256.
     #[arg(long, value_delimiter = ',')]
     workgroup: Vec<u32>,
-    /// List skins (in h) to run: the neighbour lists kept between grid builds until a particle
-    /// may have moved half the skin (0 = built every step). Default: the scene's.
+    /// List skins (in h) to run (step timings and realtime runs): the neighbour lists kept
+    /// between grid builds until a particle may have moved half the skin (0 = built every
+    /// step). Default: the scene's.
     #[arg(long, value_delimiter = ',', value_parser = list_skin)]
     skin: Vec<f32>,
     /// Also time the all-pairs O(N²) density (no grid) at these fluid counts (e.g. 30k),
@@ -269,9 +271,24 @@ fn run_realtime(gpu: &Gpu, a: &BenchArgs) -> anyhow::Result<()> {
                 if let Some(b) = beta {
                     variant.push_str(&format!(" β {b}"));
                 }
-                let options = rillet::scene::setup::sim_options(&scene);
-                let w = log.as_mut().map(|w| w as &mut dyn std::io::Write);
-                results.push(bench::realtime(gpu, &scene, options, a.sim_time, a.batch.max(1), &variant, true, w)?);
+                // the grid choices named on the command line (each list, or the scene's value)
+                let d = rillet::scene::setup::sim_options(&scene);
+                let skins = if a.skin.is_empty() { vec![d.list_skin] } else { a.skin.clone() };
+                let cells = if a.cell_size.is_empty() { vec![d.cell_size] } else { a.cell_size.clone() };
+                let reorders = if a.reorder.is_empty() { vec![d.reorder_interval] } else { a.reorder.clone() };
+                for &list_skin in &skins {
+                    for &cell_size in &cells {
+                        for &reorder_interval in &reorders {
+                            let options = SimOptions { list_skin, cell_size, reorder_interval, ..d.clone() };
+                            let mut variant = variant.clone();
+                            if options != d {
+                                variant.push_str(&format!(" {}", bench::variant_name(&options)));
+                            }
+                            let w = log.as_mut().map(|w| w as &mut dyn std::io::Write);
+                            results.push(bench::realtime(gpu, &scene, options, a.sim_time, a.batch.max(1), &variant, true, w)?);
+                        }
+                    }
+                }
             }
         }
     }

@@ -212,6 +212,8 @@ struct Builds {
     flows: bool,
     /// The lists kept between grid builds ([`Sim::keeps_lists`]).
     keeps: bool,
+    /// The lists' capacity (`LIST_MAX` of the shaders).
+    list_max: u32,
 }
 
 impl Passes {
@@ -229,8 +231,8 @@ impl Passes {
     /// The pipelines for `params`' solver and walls (DFSPH's passes; the no-slip terms), with
     /// or without what `b` names; not bound.
     fn new(device: &wgpu::Device, o: &SimOptions, params: &SimParams, b: Builds) -> Result<Self, KernelError> {
-        let Builds { lists, emitters, moving, sensors, forces, flows, .. } = b;
-        let cfg = o.kernel_config();
+        let Builds { lists, emitters, moving, sensors, forces, flows, list_max, .. } = b;
+        let cfg = shader::KernelConfig { list_max, ..o.kernel_config() };
         let rows = o.order == CellOrder::Linear;
         let dfsph = params.solver == params::SOLVER_DFSPH;
         let no_slip = params.no_slip_viscosity > 0.0;
@@ -383,8 +385,10 @@ struct Fixed {
     /// grid.keep's control words and indirect dispatches ([`keep`]).
     keep: wgpu::Buffer,
     keep_args: wgpu::Buffer,
-    /// The step keeps the lists between grid builds ([`keeps_lists`]).
+    /// The step keeps the lists between grid builds ([`Sim::keeps_lists`]).
     keeps: bool,
+    /// The lists' capacity ([`crate::physics::list_capacity`] of the skin in use).
+    list_max: u32,
     /// The moving solids' records and by-id arrays (placeholders without them).
     moving: MovingBuffers,
     /// A DFSPH simulation's arrays and control words.
@@ -538,27 +542,32 @@ impl Sim {
         let max_cells = max_binding / 4 - 2;
         let layout = GridLayout::new(state.grid_lo, state.grid_hi, options.cell_size * state.params.h, options.order, max_cells)?;
 
-        let list_max = crate::physics::list_capacity(options.list_skin);
-        let lists = ListLayout::for_particles(n as u64, max_binding, split, list_max);
         let mut params = state.params;
         params.capacity = options.capacity;
-        params.list_skin = options.list_skin;
-        apply_layout(&mut params, &layout, state.params.h);
         let is_dfsph = params.solver == params::SOLVER_DFSPH;
         // the walls' approach viscosity (docs/PHYSICS.md, "Walls")
         let approach = params.wall_approach_viscosity > 0.0;
         let moving = !state.kinematics.is_empty();
         let sensing = !state.sensors.is_empty();
+        // the lists kept between grid builds where the scene allows it and the larger lists fit
+        // the device's bindings; otherwise lists of the default capacity, built every step
+        let skin_lists = ListLayout::for_particles(n as u64, max_binding, split, crate::physics::list_capacity(options.list_skin));
+        let slots_change = !state.emitters.is_empty() || params.open_faces != 0;
+        let keeps = options.list_skin > 0.0 && skin_lists.on() && !is_dfsph && !options.deterministic && !moving && !slots_change;
+        params.list_skin = if keeps { options.list_skin } else { 0.0 };
+        let list_max = crate::physics::list_capacity(params.list_skin);
+        let lists = ListLayout::for_particles(n as u64, max_binding, split, list_max);
+        apply_layout(&mut params, &layout, state.params.h);
         let builds = Builds {
+            list_max,
+            keeps,
             lists,
             emitters: !state.emitters.is_empty(),
             moving,
             sensors: sensing,
             forces: !state.sensors.forces.is_empty(),
             flows: !state.sensors.flows.is_empty(),
-            keeps: false,
         };
-        let builds = Builds { keeps: keeps_lists(&options, &params, builds, !state.emitters.is_empty() || params.open_faces != 0), ..builds };
         let passes = Passes::checked(device, &options, &params, builds)?;
         // every allocation inside one scope: memory the device does not have is an error here
         // (buffers are created unmapped and written after the scope, never mapped while invalid)
@@ -579,7 +588,8 @@ impl Sim {
                 nb_count: shader::storage(device, "sim.nb_count", if lists.on() { n as u64 * 4 } else { 16 }),
                 nb_list_hi: shader::storage(device, "sim.nb_list_hi", lists.bytes(n as u64, list_max)[1]),
                 lists,
-                keeps: builds.keeps,
+                list_max,
+                keeps,
                 diag: shader::storage(device, "sim.diag", std::mem::size_of::<Diagnostics>() as u64),
                 cell_of: per_particle("grid.cell_of"),
                 rank: per_particle("grid.rank"),
@@ -820,6 +830,7 @@ impl Sim {
                 forces: self.passes.solid_force.is_some(),
                 flows: self.passes.flow.is_some(),
                 keeps: self.fixed.keeps,
+                list_max: self.fixed.list_max,
             };
             Some(Passes::checked(&self.device, &options, &self.params, b)?)
         } else {
@@ -859,10 +870,19 @@ impl Sim {
         self.lists_built = false;
     }
 
-    /// Whether the step keeps its neighbour lists between grid builds (a list skin and a scene
-    /// that allows it: [`SimOptions::list_skin`]).
+    /// Whether the step keeps its neighbour lists between grid builds: a list skin
+    /// ([`SimOptions::list_skin`]), the lists with the skin's capacity fit the device's bindings,
+    /// WCSPH, and none of what changes particles or slots outside the step's own passes
+    /// (emitters and open faces free and fill slots, moving solids move wall particles, the
+    /// deterministic mode's ranks; DFSPH's solves read the lists it writes each step).
+    /// Otherwise every step builds, as without a skin.
     pub fn keeps_lists(&self) -> bool {
         self.fixed.keeps
+    }
+
+    /// What the simulation's kernels are compiled with (the options', and its lists' capacity).
+    pub(crate) fn kernel_config(&self) -> shader::KernelConfig {
+        shader::KernelConfig { list_max: self.fixed.list_max, ..self.options.kernel_config() }
     }
 
     /// Steps that built the grid and steps that kept the lists since the simulation started
@@ -1270,14 +1290,6 @@ fn apply_layout(params: &mut SimParams, layout: &GridLayout, h: f32) {
     params.search_range = layout.search_range(h * (1.0 + params.list_skin));
 }
 
-/// Whether a simulation keeps its neighbour lists between grid builds: a list skin, the lists
-/// on, WCSPH, and none of what changes particles or slots outside the step's own passes
-/// (emitters and open faces free and fill slots, moving solids move wall particles, the
-/// deterministic mode's ranks; DFSPH's solves read the lists it writes each step). Otherwise
-/// every step builds, as without a skin.
-fn keeps_lists(o: &SimOptions, params: &SimParams, b: Builds, slots_change: bool) -> bool {
-    o.list_skin > 0.0 && b.lists.on() && params.solver == params::SOLVER_WCSPH && !o.deterministic && !b.moving && !slots_change
-}
 
 #[cfg(test)]
 mod tests {

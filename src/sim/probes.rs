@@ -126,7 +126,7 @@ impl Sim {
         if self.probes.as_ref().is_none_or(|p| p.spec != *spec) {
             let tables = [super::named(&self.cells, &self.fixed, 0), super::named(&self.cells, &self.fixed, 1)];
             let rows = self.options.order == super::CellOrder::Linear;
-            let cfg = self.options.kernel_config();
+            let cfg = self.kernel_config();
             self.probes = Some(GpuProbes::new(&self.device, cfg, rows, tables, spec, self.params.n_particles, self.max_dim)?);
         }
         let Some(probes) = self.probes.take() else { unreachable!("made above") };

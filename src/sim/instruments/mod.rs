@@ -167,7 +167,7 @@ impl Sim {
         let out = shader::storage(d, "test.probe", n as u64 * 16);
         let mut table = self.named();
         table.add("probe", &out);
-        let probe = neighbour_probe::new(d, self.options.kernel_config(), self.options.order == CellOrder::Linear)?.bound_to(d, &table)?;
+        let probe = neighbour_probe::new(d, self.kernel_config(), self.options.order == CellOrder::Linear)?.bound_to(d, &table)?;
         let mut enc = d.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("test.probe") });
         {
             let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(probe.label()), timestamp_writes: None });
@@ -186,7 +186,7 @@ impl Sim {
         let out = shader::storage(d, "baseline.density", n as u64 * 4);
         let mut table = self.named();
         table.add("density", &out);
-        let pass_ = all_pairs::new(d, self.options.kernel_config())?.bound_to(d, &table)?;
+        let pass_ = all_pairs::new(d, self.kernel_config())?.bound_to(d, &table)?;
         let timed = self.device.features().contains(wgpu::Features::TIMESTAMP_QUERY);
         let mut prof = timed.then(|| Profiler::new(d, &self.queue, repeats.max(1)));
         let mut enc = d.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("baseline.all_pairs") });
