@@ -59,9 +59,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
     let h2 = params.h * params.h;
     var l2 = h2;
+    // the skin grid.keep chose for this build (0 without lists kept between builds)
+    var skin = 0.0;
     if !LISTED {
-        // the skin grid.keep chose for this build (0 without lists kept between builds)
-        let l = params.h * (1.0 + bitcast<f32>(atomicLoad(&keep[KEEP_SKIN])));
+        skin = bitcast<f32>(atomicLoad(&keep[KEEP_SKIN]));
+        let l = params.h * (1.0 + skin);
         l2 = l * l;
     }
     var acc = Acc(pi.xyz, 0.0, h2, l2, 1.0 / params.h, list_start(i));
@@ -69,6 +71,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         // the lists leave out the particle itself (and any at r = 0), which the walk visits
         acc.rho = pi.w * kernel_w_q(0.0);
         listed_walk(i, &acc);
+    } else if skin > 0.0 {
+        neighbour_loop_within(pi.xyz, &acc, skin_range(skin));
+        list_finish(acc.list);
     } else {
         neighbour_loop(pi.xyz, &acc);
         list_finish(acc.list);

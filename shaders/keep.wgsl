@@ -32,8 +32,9 @@ fn main() {
     keep[KEEP_MOVE] = 0u;
     if build {
         // the build lists with the scene's skin unless the last step moved a particle farther
-        // than half of it (such lists would not last a step): then within h
-        let skin = select(0.0, params.list_skin, 0.5 * params.list_skin * params.h >= moved);
+        // than a quarter of it (such lists would be expected to last less than two steps): then
+        // within h
+        let skin = select(0.0, params.list_skin, 0.25 * params.list_skin * params.h >= moved);
         keep[KEEP_SKIN] = bitcast<u32>(skin);
         keep[KEEP_TRAVEL] = 0u;
         keep[KEEP_OVERFLOW] = 0u;

@@ -7,6 +7,13 @@
 @group(0) @binding(2) var<storage, read> cell_start: array<u32>;
 @group(0) @binding(3) var<storage, read> sorted: array<u32>;
 
+// The search range in cells of a walk that lists within (1 + skin) h: ceil((1 + skin) h / cell
+// size), at least 1 (as `GridLayout::search_range` computes the one for h in
+// params.search_range).
+fn skin_range(skin: f32) -> i32 {
+    return max(i32(ceil(params.h * (1.0 + skin) * params.inv_cell_size)), 1);
+}
+
 // true on steps without a reorder: slots in a cell range are read through `sorted`.
 override USE_SORTED: bool = false;
 // true for linear cell order: the cells of a row along x are contiguous, so one range covers
@@ -43,9 +50,14 @@ fn span_range(cx: i32, y: i32, z: i32, cells: u32) -> vec2<u32> {
 // otherwise. The next span's range is loaded before the current span is visited, so its two
 // `cell_start` loads are in flight while the candidates are tested.
 fn neighbour_loop(x: vec3<f32>, acc: ptr<function, Acc>) {
+    neighbour_loop_within(x, acc, i32(params.search_range));
+}
+
+// The cells up to `r` cells away: a search range for a radius other than h (a build of the
+// neighbour lists with a skin, src/sim/keep.rs: `skin_range`).
+fn neighbour_loop_within(x: vec3<f32>, acc: ptr<function, Acc>, r: i32) {
     let g = vec3<i32>(params.grid_dims) - vec3<i32>(1);
     let c = clamp(cell_coord(x), vec3<i32>(0), g);
-    let r = i32(params.search_range);
     let lo = max(c - vec3<i32>(r), vec3<i32>(0));
     let hi = min(c + vec3<i32>(r), g);
     let span_cells = select(1u, u32(hi.x - lo.x + 1), ROWS);

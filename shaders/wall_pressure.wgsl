@@ -105,6 +105,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     var acc = Acc(pi.xyz, 0.0, 0.0, vec3<f32>(0.0), g, select(-1.0, l * l, skin > 0.0), params.h2, list_start(i));
     if LISTED {
         listed_walk(i, &acc);
+    } else if skin > 0.0 {
+        neighbour_loop_within(pi.xyz, &acc, skin_range(skin));
+        list_finish(acc.list);
     } else {
         neighbour_loop(pi.xyz, &acc);
         list_finish(acc.list);

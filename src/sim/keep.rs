@@ -142,12 +142,13 @@ pub struct Kept {
 /// build overflowed, `force` a build the CPU records, `skin` the scene's. The lists hold every
 /// pair within (1 + s) h (s: the skin they were built with), so they hold every pair within h
 /// while each particle has moved at most s h / 2 since. A build lists with the scene's skin
-/// unless `moved` exceeds half of it (lists with it would not last the next step), then with 0;
-/// lists with 0 are never kept (the walls' are not written).
+/// unless `moved` exceeds a quarter of it (lists with it would be expected to last less than two
+/// steps: a rule, measured in docs/PERFORMANCE.md), then with 0; lists with 0 are never kept
+/// (the walls' are not written).
 pub fn decide(k: Kept, moved: f32, overflow: bool, force: bool, skin: f32, h: f32) -> (bool, Kept) {
     let travel = k.travel + moved;
     if force || overflow || k.skin == 0.0 || travel > 0.5 * k.skin * h {
-        let skin = if 0.5 * skin * h >= moved { skin } else { 0.0 };
+        let skin = if 0.25 * skin * h >= moved { skin } else { 0.0 };
         (true, Kept { travel: 0.0, skin })
     } else {
         (false, Kept { travel, ..k })
@@ -176,6 +177,8 @@ mod tests {
         assert!(decide(k, 0.0, true, false, skin, h).0, "an overflowed list builds at once");
         let (b, fast) = decide(k, 0.0041, false, false, skin, h);
         assert!(b && fast.skin == 0.0, "a move beyond half the skin: the build lists within h");
+        let (b, quick) = decide(k, 0.0021, true, false, skin, h);
+        assert!(b && quick.skin == 0.0, "a move beyond a quarter of the skin: the build lists within h");
         assert!(decide(fast, 0.0, false, false, skin, h).0, "lists without a skin: every step builds");
         assert_eq!(decide(fast, 0.001, false, false, skin, h), (true, Kept { travel: 0.0, skin }), "slower again: the skin is back");
     }

@@ -1286,8 +1286,9 @@ fn apply_layout(params: &mut SimParams, layout: &GridLayout, h: f32) {
     params.inv_cell_size = layout.inv_cell_size;
     params.grid_dims = layout.dims.into();
     params.num_cells = layout.num_cells;
-    // the walks that build the lists reach the list radius (1 + skin) h
-    params.search_range = layout.search_range(h * (1.0 + params.list_skin));
+    // the walks that build the lists with a skin reach (1 + skin) h by a range of their own
+    // (`skin_range` in shaders/neighbours.wgsl)
+    params.search_range = layout.search_range(h);
 }
 
 

@@ -426,7 +426,7 @@ fn a_deterministic_step_gives_the_same_bits_every_run() {
 /// GPU's, bit for bit. The small drop falls from rest: its largest move grows from 2 µm to
 /// 60 µm a step over the 40 steps; with a skin whose half is 30 µm it keeps the lists early,
 /// builds by itself as the travel adds up, and lists without the skin once a single step moves
-/// farther than 30 µm. A reorder every 9 steps builds by the CPU's order.
+/// farther than a quarter of it, 15 µm. A reorder every 9 steps builds by the CPU's order.
 #[test]
 fn grid_keep_decides_as_its_twin() {
     use rillet::sim::keep::{self, Kept};
