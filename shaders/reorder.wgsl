@@ -1,14 +1,13 @@
 // reorder: a gather of every piece of per-particle state into the other buffer set,
 // dst[k] = src[sorted[k]]. Writes are coalesced; reads are scattered but each one pulls whole
 // 16-byte vectors, and `sorted[k]` is read once for all buffers. After it, slot k holds the k-th
-// particle in cell order and the neighbour loops read cell ranges directly. With RESET_SORTED
-// (the neighbour lists kept between grid builds, src/sim/keep.rs) it then sets sorted[k] = k:
-// the passes of the steps that keep the lists take their particles in `sorted`'s order, which
-// is then the cell order of the new set until the next build.
+// particle in cell order and the neighbour loops read cell ranges directly. With COPY (a step
+// that keeps the neighbour lists, src/sim/keep.rs) it copies slot k to slot k instead: the
+// current set alternates every step, and the lists' slots stay.
 //
 // #import common
 
-@group(0) @binding(3) var<storage, read_write> sorted: array<u32>;
+@group(0) @binding(3) var<storage, read> sorted: array<u32>;
 @group(0) @binding(4) var<storage, read> src_pos_mass: array<vec4<f32>>;
 @group(0) @binding(5) var<storage, read> src_vel_rho: array<vec4<f32>>;
 @group(0) @binding(6) var<storage, read> src_id: array<u32>;
@@ -16,7 +15,7 @@
 @group(0) @binding(8) var<storage, read_write> dst_vel_rho: array<vec4<f32>>;
 @group(0) @binding(9) var<storage, read_write> dst_id: array<u32>;
 
-override RESET_SORTED: bool = false;
+override COPY: bool = false;
 
 @compute @workgroup_size(WG_SIZE)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -25,11 +24,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if k >= params.n_particles {
         return;
     }
-    let s = sorted[k];
+    var s = k;
+    if !COPY {
+        s = sorted[k];
+    }
     dst_pos_mass[k] = src_pos_mass[s];
     dst_vel_rho[k] = src_vel_rho[s];
     dst_id[k] = src_id[s];
-    if RESET_SORTED {
-        sorted[k] = k;
-    }
 }

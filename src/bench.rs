@@ -190,7 +190,8 @@ pub fn run(
             crate::sim::ListLayout::Split => "two bindings",
             crate::sim::ListLayout::Off => "none",
         },
-        reorder_interval: sim.options().reorder_interval,
+        // with the lists kept every step reorders or copies the particles
+        reorder_interval: if sim.keeps_lists() { 1 } else { sim.options().reorder_interval },
         steps,
         pass_ms,
         step_ms,

@@ -39,11 +39,11 @@ pub const ENTRIES: u32 = 8;
 pub const FULL: u32 = LIVE + 4 * ENTRIES;
 /// Words of `keep_args`.
 pub const ARGS_WORDS: u32 = FULL + 4 * ENTRIES;
-/// The per-particle passes of a building step (grid.count, grid.scatter, the walking
-/// sph.density and sph.wall_pressure).
+/// The per-particle passes of a building step (grid.count, grid.scatter, the reorder, the
+/// walking sph.density and sph.wall_pressure).
 pub const ENTRY_BUILD: u32 = 0;
-/// The per-particle passes of a step that keeps the lists (the listed sph.density and
-/// sph.wall_pressure).
+/// The per-particle passes of a step that keeps the lists (the copy into the other set, the
+/// listed sph.density and sph.wall_pressure).
 pub const ENTRY_LISTED: u32 = 1;
 /// The first scan level's entry (level k is `ENTRY_SCAN + k`).
 pub const ENTRY_SCAN: u32 = 2;
@@ -77,7 +77,8 @@ impl Variant for Decide {
 pub(crate) enum Reads {
     /// They walk the grid (and write the lists).
     Grid(Walk),
-    /// They read the lists the last build wrote (`LISTED`), in the order of `sorted`.
+    /// They read the lists the last build wrote (`LISTED`), the particles in slot order (cell
+    /// order as of the last build's reorder).
     Lists,
 }
 
@@ -86,23 +87,23 @@ impl Variant for Reads {
     fn constants(self) -> Vec<(&'static str, f64)> {
         match self {
             Reads::Grid(w) => [w.constants(), vec![("LISTED", 0.0)]].concat(),
-            Reads::Lists => [Walk::ThroughSorted.constants(), vec![("LISTED", 1.0)]].concat(),
+            Reads::Lists => [Walk::Direct.constants(), vec![("LISTED", 1.0)]].concat(),
         }
     }
 }
 
-/// The reorder's variants: with the lists kept, the gather also resets `sorted` to the identity
-/// (the new set is in cell order), so that the steps that keep the lists, which take their
-/// particles in `sorted`'s order, take them in cell order.
+/// The reorder's variants: the gather in cell order, or (a step that keeps the lists) a plain
+/// copy into the other set, so that the current set alternates every step whichever grid.keep
+/// chose, and the lists' slots stay.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Gather {
-    pub reset_sorted: bool,
+    pub copy: bool,
 }
 
 impl Variant for Gather {
-    const ALL: &'static [Self] = &[Gather { reset_sorted: false }, Gather { reset_sorted: true }];
+    const ALL: &'static [Self] = &[Gather { copy: false }, Gather { copy: true }];
     fn constants(self) -> Vec<(&'static str, f64)> {
-        vec![("RESET_SORTED", shader::flag(self.reset_sorted))]
+        vec![("COPY", shader::flag(self.copy))]
     }
 }
 

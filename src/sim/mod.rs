@@ -954,13 +954,15 @@ impl Sim {
         let n = self.params.n_particles;
         let md = self.max_dim;
         let step = self.steps;
-        let reorder = self.reorders_next();
         // With the lists kept between grid builds, a step builds when the CPU says so (the lists
-        // hold no build of the current slots yet, a reorder, a sensor sample) or when grid.keep
-        // finds the particles may have moved half the skin since the last build; otherwise it
-        // keeps them (src/sim/keep.rs). Without, every step builds.
+        // hold no build of the current slots yet, a sensor sample) or when grid.keep finds the
+        // particles may have moved half the skin since the last build; otherwise it keeps them
+        // (src/sim/keep.rs). Every build reorders then (the reorder interval does not apply),
+        // and a step that keeps the lists copies the particles to the other set instead, so the
+        // current set alternates every step whatever the GPU decides. Without, every step builds.
         let keeps = self.fixed.keeps;
-        let built = !keeps || !self.lists_built || reorder || self.sensor_due();
+        let built = !keeps || !self.lists_built || self.sensor_due();
+        let reorder = keeps || self.reorders_next();
         encoder.push_debug_group("sim.step");
 
         if let Some(m) = &self.passes.move_solids {
@@ -971,12 +973,7 @@ impl Sim {
             let k = &self.passes.keep;
             k.record(&mut begin(encoder, &mut self.profiler, k.label(), step), self.cur, 1, decide, md);
         }
-        let c = if built {
-            self.record_grid(encoder, step, reorder)
-        } else {
-            self.record_grid_if_due(encoder, step);
-            self.cur
-        };
+        let c = if built { self.record_grid(encoder, step, reorder) } else { self.record_grid_if_due(encoder, step) };
         self.record_sensors(encoder, c, Walk::after(reorder));
         let wg = self.options.workgroup_size;
         let Self { passes: p, profiler: prof, fixed, params, .. } = self;
@@ -1004,12 +1001,12 @@ impl Sim {
                     p.density.record(&mut begin(encoder, prof, p.density.label(), step), c, n, keep::Reads::Grid(walk), md);
                     p.wall_pressure.record(&mut begin(encoder, prof, p.wall_pressure.label(), step), c, n, keep::Reads::Grid(walk), md);
                 } else {
-                    // grid.keep turned on one of each pair: the walk (a build) or the lists
+                    // grid.keep turned on one of each pair: the walk (a build, after its reorder)
+                    // or the lists
                     let (grid, lists) = (keep::live_offset(keep::ENTRY_BUILD), keep::live_offset(keep::ENTRY_LISTED));
-                    let walk_sorted = keep::Reads::Grid(Walk::ThroughSorted);
                     for pass in [&p.density, &p.wall_pressure] {
                         let mut cp = begin(encoder, prof, pass.label(), step);
-                        pass.record_indirect_at(&mut cp, c, walk_sorted, &fixed.keep_args, grid);
+                        pass.record_indirect_at(&mut cp, c, keep::Reads::Grid(Walk::Direct), &fixed.keep_args, grid);
                         pass.record_indirect_at(&mut cp, c, keep::Reads::Lists, &fixed.keep_args, lists);
                     }
                 }
@@ -1190,8 +1187,7 @@ impl Sim {
             p.scatter.record(&mut begin(encoder, prof, p.scatter.label(), step), c, n, one, md);
         }
         if reorder {
-            let gather = keep::Gather { reset_sorted: fixed.keeps };
-            p.reorder.record(&mut begin(encoder, prof, p.reorder.label(), step), c, n, gather, md);
+            p.reorder.record(&mut begin(encoder, prof, p.reorder.label(), step), c, n, keep::Gather { copy: false }, md);
             // the lists name slots of the set before the gather
             self.lists_built = false;
             return 1 - c;
@@ -1199,17 +1195,23 @@ impl Sim {
         c
     }
 
-    /// The grid build of a step that may keep the lists (no reorder): clear, count, scan and
-    /// scatter dispatched from grid.keep's entries, which are empty unless it decided to build.
-    fn record_grid_if_due(&mut self, encoder: &mut wgpu::CommandEncoder, step: u64) {
+    /// The grid build of a step that may keep the lists: clear, count, scan, scatter and the
+    /// reorder dispatched from grid.keep's entries, which are empty unless it decided to build,
+    /// and otherwise a plain copy into the other set (the lists' slots stay). Returns the other
+    /// set, which holds the state after it either way.
+    fn record_grid_if_due(&mut self, encoder: &mut wgpu::CommandEncoder, step: u64) -> usize {
         encoder.clear_buffer(&self.cells.counts, 0, None);
         let Self { passes: p, cells, profiler: prof, fixed, .. } = self;
         let (c, args, one) = (self.cur, &fixed.keep_args, shader::Single);
-        let build = keep::live_offset(keep::ENTRY_BUILD);
+        let (build, listed) = (keep::live_offset(keep::ENTRY_BUILD), keep::live_offset(keep::ENTRY_LISTED));
         p.count.record_indirect_at(&mut begin(encoder, prof, p.count.label(), step), c, one, args, build);
         let level = |k: u32| keep::live_offset(keep::ENTRY_SCAN + k);
         p.scan.record_indirect(&mut begin(encoder, prof, shader::SCAN.label, step), &cells.scan, args, level);
         p.scatter.record_indirect_at(&mut begin(encoder, prof, p.scatter.label(), step), c, one, args, build);
+        let mut pass = begin(encoder, prof, p.reorder.label(), step);
+        p.reorder.record_indirect_at(&mut pass, c, keep::Gather { copy: false }, args, build);
+        p.reorder.record_indirect_at(&mut pass, c, keep::Gather { copy: true }, args, listed);
+        1 - c
     }
 }
 
