@@ -880,6 +880,11 @@ impl Sim {
         self.fixed.keeps
     }
 
+    /// The most neighbours a list holds ([`crate::physics::list_capacity`] of the skin in use).
+    pub fn list_capacity(&self) -> u32 {
+        self.fixed.list_max
+    }
+
     /// What the simulation's kernels are compiled with (the options', and its lists' capacity).
     pub(crate) fn kernel_config(&self) -> shader::KernelConfig {
         shader::KernelConfig { list_max: self.fixed.list_max, ..self.options.kernel_config() }
@@ -1292,7 +1297,6 @@ fn apply_layout(params: &mut SimParams, layout: &GridLayout, h: f32) {
     // (`skin_range` in shaders/neighbours.wgsl)
     params.search_range = layout.search_range(h);
 }
-
 
 #[cfg(test)]
 mod tests {

@@ -113,7 +113,13 @@ impl ScanPass {
 
     /// As [`Self::record`], each level's dispatch read from `args` at `offset(level)` (grid.keep's
     /// entries: empty on a step that keeps the lists).
-    pub(crate) fn record_indirect(&self, pass: &mut wgpu::ComputePass<'_>, levels: &ScanLevels, args: &wgpu::Buffer, offset: impl Fn(u32) -> u64) {
+    pub(crate) fn record_indirect(
+        &self,
+        pass: &mut wgpu::ComputePass<'_>,
+        levels: &ScanLevels,
+        args: &wgpu::Buffer,
+        offset: impl Fn(u32) -> u64,
+    ) {
         let top = levels.levels.len() - 1;
         pass.set_pipeline(&self.reduce);
         for (k, level) in levels.levels[..top].iter().enumerate() {

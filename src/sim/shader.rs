@@ -463,7 +463,14 @@ impl Kernel {
 
     /// As [`Self::record`], with the workgroup counts read from `args` (words 0–2 from byte
     /// `offset`) on the GPU.
-    pub(crate) fn record_indirect(&self, pass: &mut wgpu::ComputePass<'_>, bg: &wgpu::BindGroup, variant: usize, args: &wgpu::Buffer, offset: u64) {
+    pub(crate) fn record_indirect(
+        &self,
+        pass: &mut wgpu::ComputePass<'_>,
+        bg: &wgpu::BindGroup,
+        variant: usize,
+        args: &wgpu::Buffer,
+        offset: u64,
+    ) {
         pass.set_pipeline(&self.variants[variant]);
         pass.set_bind_group(0, bg, &[]);
         pass.dispatch_workgroups_indirect(args, offset);

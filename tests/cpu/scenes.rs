@@ -193,6 +193,11 @@ fn capacity_below_fluid() {
 }
 
 #[test]
+fn list_skin_too_large() {
+    assert_invalid("list_skin_too_large.ron", "grid.list_skin", "[0, 0.5] × h (0 = lists built every step)");
+}
+
+#[test]
 fn open_face_twice() {
     assert_invalid("open_face_twice.ron", "walls.open[2]", "each face once");
 }
@@ -285,6 +290,7 @@ fn every_bad_scene_is_tested() {
         "force_on_moving_solid.ron",
         "force_twice_on_a_solid.ron",
         "inward_mesh.ron",
+        "list_skin_too_large.ron",
         "missing_mesh.ron",
         "motion_dfsph.ron",
         "motion_keys_unordered.ron",

@@ -420,7 +420,6 @@ fn a_deterministic_step_gives_the_same_bits_every_run() {
     assert_eq!(pa.vel_rho, pc.vel_rho);
 }
 
-
 /// grid.keep against its CPU twin (`keep::decide`), one step at a time: from the words the step
 /// before left (the travel, the last build's skin, the last step's largest move, an overflow),
 /// the twin's decision — build or keep, the travel carried, the skin a build lists with — is the

@@ -4,7 +4,8 @@
 //!     cargo test --release --test gpu throughput:: -- --ignored --nocapture
 //!
 //! It prints one table: each row changes one choice against the defaults (reorder interval, cell
-//! order, cell size, diagnostics, workgroup size, shader bounds checks, deterministic cells, and
+//! order, cell size, diagnostics, workgroup size, shader bounds checks, deterministic cells, the
+//! neighbour lists kept between grid builds, and
 //! the scene's no-slip walls, adaptive dt and DFSPH solver; the neighbour lists over two
 //! bindings), then the all-pairs
 //! O(N²) density against the grid's at a small count. Particle count: 4M on a GPU, 30k on a CPU
@@ -45,6 +46,11 @@ fn throughput() {
     }
     variants.push(("shader bounds checks".into(), SimOptions { shader_checks: true, ..base.clone() }));
     variants.push(("deterministic cells".into(), SimOptions { deterministic: true, ..base.clone() }));
+    // the neighbour lists kept between grid builds (grid.list_skin), with cells of h/2 and of
+    // (1 + skin) h / 2
+    for (skin, cell_size) in [(0.1, 0.5), (0.1, 0.55)] {
+        variants.push((format!("list skin {skin} h, cells {cell_size} h"), SimOptions { list_skin: skin, cell_size, ..base.clone() }));
+    }
     let mut variants: Vec<(String, rillet::scene::Scene, SimOptions)> = variants.into_iter().map(|(n, o)| (n, scene.clone(), o)).collect();
     let mut no_slip = scene.clone();
     no_slip.physics.no_slip_viscosity = 1e-6;

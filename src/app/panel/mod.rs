@@ -123,8 +123,8 @@ pub(crate) struct SimFacts<'a> {
     pub flow: Option<u32>,
     pub params: &'a SimParams,
     pub grid: &'a GridLayout,
-    /// The step keeps neighbour lists (crate::sim::ListLayout).
-    pub lists: bool,
+    /// The neighbour lists' capacity where the step keeps lists (crate::sim::ListLayout).
+    pub lists: Option<u32>,
 }
 
 impl<'a> SimFacts<'a> {
@@ -135,7 +135,7 @@ impl<'a> SimFacts<'a> {
             flow: sim.has_flow().then(|| sim.fluid_slots()),
             params: sim.params(),
             grid: sim.grid(),
-            lists: sim.has_neighbour_lists(),
+            lists: sim.has_neighbour_lists().then(|| sim.list_capacity()),
         }
     }
 }
@@ -408,10 +408,15 @@ fn diagnostics(ui: &mut egui::Ui, r: &Readout, controls: &Controls) {
         "{order} · {}×{}×{} cells ({} indexed) · search ±{} cells",
         g.dims[0], g.dims[1], g.dims[2], g.num_cells, r.sim.params.search_range
     ));
-    ui.small(if r.sim.lists {
-        format!("neighbour lists: one grid walk a step, up to {} neighbours a particle", crate::sim::NEIGHBOUR_LIST_MAX)
-    } else {
-        "neighbour lists off (too many particles for one storage binding): every pass walks the grid".to_string()
+    let skin = r.sim.params.list_skin;
+    ui.small(match r.sim.lists {
+        Some(max) if skin > 0.0 => format!(
+            "neighbour lists kept between grid builds: within {:.2} h, up to {max} neighbours; built again once a particle may have moved {:.3} h",
+            1.0 + skin,
+            0.5 * skin
+        ),
+        Some(max) => format!("neighbour lists: one grid walk a step, up to {max} neighbours a particle"),
+        None => "neighbour lists off (too many particles for one storage binding): every pass walks the grid".to_string(),
     });
     if !controls.options.diagnostics {
         ui.small("grid diagnostics are off (the count pass runs without them)");
@@ -675,7 +680,7 @@ mod tests {
             steps_per_second: 240.0,
             frame: 1,
             steps: 4,
-            sim: SimFacts { n_fluid: 100, n_boundary: 50, flow: Some(400), params: &params, grid: &grid, lists: true },
+            sim: SimFacts { n_fluid: 100, n_boundary: 50, flow: Some(400), params: &params, grid: &grid, lists: Some(48) },
             timestamps: false,
             profile: None,
             render_times: None,

@@ -241,8 +241,7 @@ pub fn copy_bandwidth(gpu: &Gpu) -> Result<Option<f64>, SimError> {
     });
     let mut table = Named::default();
     table.add("cp", &params).add("src", &src).add("dst", &dst);
-    let copy =
-        shader::Pass::<Single>::new(d, &shader::COPY, shader::KernelConfig::plain(256), &[])?.bound_to(d, &table)?;
+    let copy = shader::Pass::<Single>::new(d, &shader::COPY, shader::KernelConfig::plain(256), &[])?.bound_to(d, &table)?;
     let reps = 20u32;
     let mut prof = Some(Profiler::new(d, &gpu.queue, reps));
     let mut enc = d.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(copy.label()) });
