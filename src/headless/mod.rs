@@ -121,6 +121,10 @@ pub struct RunMeta {
     /// comparable to `rillet bench`'s GPU time per step.
     #[serde(default)]
     pub stepping_ms_per_step: f64,
+    /// With the neighbour lists kept between grid builds (`grid.list_skin`): the steps that
+    /// built the grid and those that kept the lists, since this process started.
+    #[serde(default)]
+    pub list_builds: Option<[u32; 2]>,
     /// Wall-clock seconds spent on the probe rows: their measures (on the GPU, or the CPU twin
     /// with `--probes cpu`) and the copies of the particles read for them alone (not those an
     /// export or a checkpoint read anyway).

@@ -21,6 +21,12 @@ pub(crate) fn finish_run(r: RunResult, out: &Path, scene: &Scene) -> anyhow::Res
     if r.meta.time_step != TimeStep::Fixed || r.meta.solver != Solver::Wcsph {
         eprintln!("{}", solver_line(&r.meta));
     }
+    if let Some([built, kept]) = r.meta.list_builds {
+        eprintln!(
+            "neighbour lists kept between grid builds (skin {} h): {kept} steps kept them, {built} built the grid",
+            scene.grid.list_skin
+        );
+    }
     if !scene.solids.is_empty() {
         let most = r.rows.iter().map(|row| row.inside_solids).max().unwrap_or(0);
         let listed = if most > 0 { format!(" (each listed in {})", out.join(LEAKS_FILE).display()) } else { String::new() };
