@@ -44,12 +44,28 @@ pub(crate) fn wanted_features() -> wgpu::Features {
         | wgpu::Features::SUBGROUP
 }
 
+/// wgpu's instance flags less `VALIDATION_INDIRECT_CALL` (outside Windows), before the
+/// environment's `WGPU_*` variables apply (`WGPU_VALIDATION_INDIRECT_CALL=1` turns it back on).
+/// That validation, on by default in release builds too, runs a small compute dispatch of wgpu's
+/// before every indirect dispatch to clamp its arguments to the device's limits; it cost DFSPH's
+/// solves a fifth of their time and the steps that keep the neighbour lists 5 % (H100,
+/// docs/PERFORMANCE.md, "Indirect dispatches without wgpu's validation"). Every indirect
+/// dispatch of the simulation reads arguments that its own one-invocation passes copy from full
+/// dispatches the CPU computed within `max_compute_workgroups_per_dimension`
+/// (`shader::grid_2d`), or zeros (dfsph.control, grid.keep), so there is nothing to clamp. On
+/// Windows an adapter may be D3D12's, where without the validation `@builtin(num_workgroups)`
+/// reads 0 in an indirect dispatch, which every per-particle pass uses: the flag stays there.
+pub(crate) fn instance_flags(flags: wgpu::InstanceFlags) -> wgpu::InstanceFlags {
+    if cfg!(target_os = "windows") { flags } else { flags - wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL }
+}
+
 impl Gpu {
     /// A device without a window. Vulkan, Metal, DX12 unless `WGPU_BACKEND` says otherwise;
     /// `WGPU_ADAPTER_NAME` picks an adapter by name.
     pub fn headless() -> Result<Self, GpuError> {
         let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
         desc.backends = wgpu::Backends::PRIMARY;
+        desc.flags = instance_flags(desc.flags);
         let instance = wgpu::Instance::new(desc.with_env());
         let adapter = pollster::block_on(wgpu::util::initialize_adapter_from_env_or_default(&instance, None))
             .map_err(|e| GpuError::NoAdapter(e.to_string()))?;
@@ -65,6 +81,7 @@ impl Gpu {
     ) -> Result<(Self, wgpu::Surface<'static>), GpuError> {
         let mut desc = wgpu::InstanceDescriptor::new_with_display_handle(display);
         desc.backends = wgpu::Backends::PRIMARY;
+        desc.flags = instance_flags(desc.flags);
         let instance = wgpu::Instance::new(desc.with_env());
         let surface = instance.create_surface(target)?;
         let adapter = pollster::block_on(wgpu::util::initialize_adapter_from_env_or_default(&instance, Some(&surface)))
