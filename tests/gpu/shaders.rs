@@ -78,7 +78,7 @@ fn a_wrong_binding_name_fails_at_creation() {
     let gpu = common::gpu();
     let d = &gpu.device;
     let kernel = shader::Kernel::new(d, &shader::INTEGRATE, KernelConfig::plain(64), &[&[]]).unwrap();
-    assert_eq!(kernel.binding_names().collect::<Vec<_>>(), ["params", "pos_mass", "vel_rho", "acc_in", "diag", "emitters", "emit_state"]);
+    assert_eq!(kernel.binding_names().collect::<Vec<_>>(), ["params", "pos_mass", "vel_rho", "acc_in", "diag", "emitters", "emit_state", "keep"]);
     let buf = |size| shader::storage(d, "test", size);
     let (p, a, b, c, diag) = (
         d.create_buffer(&wgpu::BufferDescriptor {
@@ -92,7 +92,7 @@ fn a_wrong_binding_name_fails_at_creation() {
         buf(64),
         buf(32),
     );
-    let (emitters, emit_state) = (buf(112), buf(272));
+    let (emitters, emit_state, keep) = (buf(112), buf(272), buf(32));
     let good = [
         ("params", &p),
         ("pos_mass", &a),
@@ -101,6 +101,7 @@ fn a_wrong_binding_name_fails_at_creation() {
         ("diag", &diag),
         ("emitters", &emitters),
         ("emit_state", &emit_state),
+        ("keep", &keep),
     ];
     kernel.bind(d, &good).expect("the right names bind");
     let mut wrong = good;
