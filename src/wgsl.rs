@@ -132,18 +132,18 @@ fn constants_module() -> String {
         crate::physics::SUPPORT_OVER_SPACING,
         crate::physics::CONTACT_STIFFNESS,
         crate::physics::CONTACT_DAMPING,
-        crate::sim::keep::TRAVEL,
-        crate::sim::keep::MOVE,
-        crate::sim::keep::OVERFLOW,
-        crate::sim::keep::BUILDS,
-        crate::sim::keep::KEPT,
-        crate::sim::keep::SKIN,
-        crate::sim::keep::OVERFLOWED,
-        crate::sim::keep::LIVE,
-        crate::sim::keep::ENTRIES,
-        crate::sim::keep::FULL,
-        crate::sim::keep::WORDS,
-        crate::sim::keep::ARGS_WORDS
+        crate::physics::keep::TRAVEL,
+        crate::physics::keep::MOVE,
+        crate::physics::keep::OVERFLOW,
+        crate::physics::keep::BUILDS,
+        crate::physics::keep::KEPT,
+        crate::physics::keep::SKIN,
+        crate::physics::keep::OVERFLOWED,
+        crate::physics::keep::LIVE,
+        crate::physics::keep::ENTRIES,
+        crate::physics::keep::FULL,
+        crate::physics::keep::WORDS,
+        crate::physics::keep::ARGS_WORDS
     )
 }
 

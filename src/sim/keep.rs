@@ -24,31 +24,7 @@
 
 use super::shader::{self, KernelConfig, KernelError, Pass, Variant, Walk};
 
-pub const TRAVEL: u32 = 0;
-pub const MOVE: u32 = 1;
-pub const OVERFLOW: u32 = 2;
-pub const BUILDS: u32 = 3;
-pub const KEPT: u32 = 4;
-pub const SKIN: u32 = 5;
-pub const OVERFLOWED: u32 = 6;
-/// Control words.
-pub const WORDS: u32 = 8;
-pub const LIVE: u32 = 0;
-/// Indirect dispatches: [`ENTRY_BUILD`], [`ENTRY_LISTED`], then one per scan level.
-pub const ENTRIES: u32 = 8;
-pub const FULL: u32 = LIVE + 4 * ENTRIES;
-/// Words of `keep_args`.
-pub const ARGS_WORDS: u32 = FULL + 4 * ENTRIES;
-/// The per-particle passes of a building step (grid.count, grid.scatter, the reorder, the
-/// walking sph.density and sph.wall_pressure).
-pub const ENTRY_BUILD: u32 = 0;
-/// The per-particle passes of a step that keeps the lists (the copy into the other set, the
-/// listed sph.density and sph.wall_pressure).
-pub const ENTRY_LISTED: u32 = 1;
-/// The first scan level's entry (level k is `ENTRY_SCAN + k`).
-pub const ENTRY_SCAN: u32 = 2;
-/// The most scan levels the entries hold (1024 cells per block: 2^50 cells).
-pub const MAX_SCAN_LEVELS: u32 = ENTRIES - ENTRY_SCAN;
+pub use crate::physics::keep::*;
 
 /// Byte offset of entry `k`'s live indirect dispatch.
 pub(crate) fn live_offset(k: u32) -> u64 {

@@ -78,7 +78,10 @@ fn a_wrong_binding_name_fails_at_creation() {
     let gpu = common::gpu();
     let d = &gpu.device;
     let kernel = shader::Kernel::new(d, &shader::INTEGRATE, KernelConfig::plain(64), &[&[]]).unwrap();
-    assert_eq!(kernel.binding_names().collect::<Vec<_>>(), ["params", "pos_mass", "vel_rho", "acc_in", "diag", "emitters", "emit_state", "keep"]);
+    assert_eq!(
+        kernel.binding_names().collect::<Vec<_>>(),
+        ["params", "pos_mass", "vel_rho", "acc_in", "diag", "emitters", "emit_state", "keep"]
+    );
     let buf = |size| shader::storage(d, "test", size);
     let (p, a, b, c, diag) = (
         d.create_buffer(&wgpu::BufferDescriptor {
