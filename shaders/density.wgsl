@@ -70,13 +70,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if LISTED {
         // the lists leave out the particle itself (and any at r = 0), which the walk visits
         acc.rho = pi.w * kernel_w_q(0.0);
-        listed_walk(i, &acc);
-    } else if skin > 0.0 {
-        neighbour_loop_within(pi.xyz, &acc, skin_range(skin));
-        list_finish(acc.list);
-    } else {
-        neighbour_loop(pi.xyz, &acc);
-        list_finish(acc.list);
     }
+    walk_or_listed(i, pi.xyz, skin, &acc);
     vel_rho[i].w = acc.rho * params.kernel_norm;
 }

@@ -8,6 +8,7 @@
 // lists_write.wgsl says how the lists are laid out.
 //
 // #import neighbours
+// #import lists_walk
 
 @group(0) @binding(14) var<storage, read> nb_list: array<vec4<u32>>;
 @group(0) @binding(15) var<storage, read> nb_count: array<u32>;
@@ -19,7 +20,7 @@ override LISTS: bool = false;
 override SPLIT_LISTS: bool = false;
 
 // Row `row` (entries 4·row … 4·row + 3) of slot i's list.
-fn list_load(row: u32, i: u32) -> vec4<u32> {
+fn list_row(row: u32, i: u32) -> vec4<u32> {
     if SPLIT_LISTS && row >= LIST_SPLIT_ROW {
         return nb_list_hi[(row - LIST_SPLIT_ROW) * params.n_particles + i];
     }
@@ -35,17 +36,5 @@ fn neighbour_walk(i: u32, x: vec3<f32>, acc: ptr<function, Acc>) {
         neighbour_loop(x, acc);
         return;
     }
-    for (var m = 0u; m < count; m += 4u) {
-        let q = list_load(m / 4u, i);
-        visit(acc, q.x);
-        if m + 1u < count {
-            visit(acc, q.y);
-        }
-        if m + 2u < count {
-            visit(acc, q.z);
-        }
-        if m + 3u < count {
-            visit(acc, q.w);
-        }
-    }
+    listed_visits(i, count, acc);
 }

@@ -12,6 +12,7 @@
 // n_particles + i].
 //
 // #import common
+// #import lists_walk
 
 @group(0) @binding(14) var<storage, read_write> nb_list: array<vec4<u32>>;
 @group(0) @binding(15) var<storage, read_write> nb_count: array<u32>;
@@ -39,20 +40,23 @@ fn list_row(row: u32, slot: u32) -> vec4<u32> {
 // list radius (1 + skin) h then, in the grid walk's order. grid.keep keeps lists only when none
 // overflowed, so the count is at most LIST_MAX.
 fn listed_walk(i: u32, acc: ptr<function, Acc>) {
-    let count = min(nb_count[i], LIST_MAX);
-    for (var m = 0u; m < count; m += 4u) {
-        let q = list_row(m / 4u, i);
-        visit(acc, q.x);
-        if m + 1u < count {
-            visit(acc, q.y);
-        }
-        if m + 2u < count {
-            visit(acc, q.z);
-        }
-        if m + 3u < count {
-            visit(acc, q.w);
-        }
+    listed_visits(i, min(nb_count[i], LIST_MAX), acc);
+}
+
+// The neighbours of the particle in slot i at x for a pass that builds the lists (sph.density,
+// sph.wall_pressure): the grid walked within h, or within (1 + skin) h for a build with a skin
+// (`skin_range`, neighbours.wgsl), its list then finished; or, in a LISTED step, the lists kept.
+fn walk_or_listed(i: u32, x: vec3<f32>, skin: f32, acc: ptr<function, Acc>) {
+    if LISTED {
+        listed_walk(i, acc);
+        return;
     }
+    if skin > 0.0 {
+        neighbour_loop_within(x, acc, skin_range(skin));
+    } else {
+        neighbour_loop(x, acc);
+    }
+    list_finish((*acc).list);
 }
 
 // Stores row `row` (entries 4·row … 4·row + 3) of slot `slot`'s list.

@@ -103,15 +103,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let skin = bitcast<f32>(atomicLoad(&keep[KEEP_SKIN]));
     let l = params.h * (1.0 + skin);
     var acc = Acc(pi.xyz, 0.0, 0.0, vec3<f32>(0.0), g, select(-1.0, l * l, skin > 0.0), params.h2, list_start(i));
-    if LISTED {
-        listed_walk(i, &acc);
-    } else if skin > 0.0 {
-        neighbour_loop_within(pi.xyz, &acc, skin_range(skin));
-        list_finish(acc.list);
-    } else {
-        neighbour_loop(pi.xyz, &acc);
-        list_finish(acc.list);
-    }
+    walk_or_listed(i, pi.xyz, skin, &acc);
     var p_b = 0.0;
     var v_b = v_w;
     if acc.den > 0.0 {

@@ -53,6 +53,7 @@ pub const FILES: &[(&str, &str)] = &[
     ("keep", include_str!("../shaders/keep.wgsl")),
     ("lines", include_str!("../shaders/lines.wgsl")),
     ("lists", include_str!("../shaders/lists.wgsl")),
+    ("lists_walk", include_str!("../shaders/lists_walk.wgsl")),
     ("lists_write", include_str!("../shaders/lists_write.wgsl")),
     ("neighbour_probe", include_str!("../shaders/neighbour_probe.wgsl")),
     ("neighbours", include_str!("../shaders/neighbours.wgsl")),
