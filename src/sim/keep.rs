@@ -34,7 +34,7 @@ pub(crate) fn live_offset(k: u32) -> u64 {
 /// How a step records grid.keep.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Decide {
-    /// The CPU records a build (the first step, a reorder, a sensor sample, after a change): the
+    /// The CPU records a build (the first step, a sensor sample, after a change of options): the
     /// control words restart from it.
     Build,
     /// The GPU decides from the distance moved since the last build.
