@@ -861,12 +861,12 @@ impl Sim {
         Ok(())
     }
 
-    /// grid.keep's words from the start (the full dispatches of the current particle count,
-    /// workgroup size and scan levels), and the next step builds.
+    /// grid.keep's indirect dispatches from the start (the full ones of the current particle
+    /// count, workgroup size and scan levels), and the next step builds, which restarts the
+    /// travel (grid.keep's words start at zero, and its counters count on).
     fn write_keep_words(&mut self) {
         let args = keep::args(self.params.n_particles, self.options.workgroup_size, &self.cells.scan.blocks(), self.max_dim);
         self.queue.write_buffer(&self.fixed.keep_args, 0, bytemuck::cast_slice(&args));
-        self.queue.write_buffer(&self.fixed.keep, 0, &[0u8; keep::WORDS as usize * 4]);
         self.lists_built = false;
     }
 

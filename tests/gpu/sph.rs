@@ -380,6 +380,39 @@ fn live_option_changes_keep_particles_and_physics() {
     let _ = gpu();
 }
 
+/// The same with the lists kept between grid builds: a change of cells (other scan levels,
+/// whose indirect dispatches grid.keep then sets) or of workgroups makes the next step build,
+/// and the physics stays the twin's; the skin itself cannot change while the simulation runs.
+#[test]
+fn live_option_changes_with_kept_lists() {
+    let state = build(&small_drop());
+    let mut cpu = RefSim::new(&state);
+    for _ in 0..STEPS {
+        cpu.step();
+    }
+    let kept = |o: SimOptions| SimOptions { list_skin: 0.03, ..o };
+    let mut s: Sim = sim(&state, kept(options(1)));
+    assert!(s.keeps_lists());
+    let changes = [
+        kept(SimOptions { cell_size: 0.5, order: CellOrder::Linear, ..options(1) }),
+        kept(SimOptions { workgroup_size: 128, ..options(1) }),
+    ];
+    s.run(STEPS / 3);
+    for o in changes {
+        let (built, _) = s.list_builds().unwrap();
+        s.set_options(o.clone()).expect("option change");
+        s.run(STEPS / 3);
+        assert!(s.list_builds().unwrap().0 > built, "the step after a change builds");
+    }
+    let e = s.set_options(SimOptions { list_skin: 0.1, ..s.options().clone() }).unwrap_err();
+    assert!(e.to_string().contains("grid.list_skin"), "{e}");
+    let (builds, kept_steps) = s.list_builds().unwrap();
+    assert!(kept_steps > 0 && builds + kept_steps == STEPS / 3 * 3);
+    let (dx, dv) = diff_cpu(&s.read_particles().unwrap(), &cpu);
+    eprintln!("kept lists with live changes vs CPU twin: |dx| {dx:.2e} m, |dv| {dv:.2e} m/s ({builds} builds, {kept_steps} kept)");
+    assert!(dx < TOL_X && dv < TOL_V, "dx {dx:.2e}, dv {dv:.2e}");
+}
+
 #[test]
 fn all_pairs_baseline_density_matches_the_cpu_twin() {
     let state = build(&small_drop());
