@@ -6,7 +6,7 @@
 // once that sum would pass s h / 2 (s: the skin the last build listed with, keep[KEEP_SKIN]),
 // or when a list of the last build overflowed, or always with FORCE (a step the CPU records as
 // a build: it restarts the count). A build lists with the scene's skin, or with none where
-// the last step's largest move exceeded half of it. Then it sets the live
+// the last step's largest move exceeded a quarter of it. Then it sets the live
 // indirect dispatches: the full ones of the building passes (grid.count, grid.scan's levels,
 // grid.scatter, the walking sph.density and sph.wall_pressure) and none of the listed ones, or
 // the other way round. A build also clears the grid diagnostics words (max per cell, overflows),

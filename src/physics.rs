@@ -195,7 +195,7 @@ const _: () = assert!(NEIGHBOUR_LIST_MAX.is_multiple_of(8));
 
 /// Where the neighbour lists are too large for one binding, their rows of four entries from this
 /// one on are kept in a second binding (`shaders/lists_write.wgsl`): half in each.
-pub const LIST_SPLIT_ROW: u32 = NEIGHBOUR_LIST_MAX / 8;
+pub const LIST_SPLIT_ROW: u32 = list_split_row(NEIGHBOUR_LIST_MAX);
 
 /// Most neighbours a list holds when the lists are kept between grid builds with a skin of
 /// `skin` h (`grid.list_skin`; docs/PHYSICS.md, "Lists kept between grid builds"): the lists then

@@ -13,8 +13,9 @@
 //! - [`OVERFLOW`]: 1 when a list of the last build overflowed (then the next step builds);
 //! - [`BUILDS`], [`KEPT`]: steps that built, steps that kept the lists (counters);
 //! - [`SKIN`]: the skin the last build listed with (f32 bits, in h): the scene's, or 0 where
-//!   the last step's largest move already exceeded half of it (a flow so fast that lists with
-//!   the skin would not last a step: the build then lists within h, as without a skin);
+//!   the last step's largest move exceeded a quarter of it (a flow so fast that lists with the
+//!   skin would be expected to last less than two steps: the build then lists within h, as
+//!   without a skin);
 //! - [`OVERFLOWED`]: builds forced by a list that overflowed (a counter).
 //!
 //! The indirect dispatches (`keep_args`, a buffer of its own: a pass cannot bind as storage a

@@ -70,13 +70,10 @@ pub struct SimOptions {
 }
 
 impl SimOptions {
-    /// What every per-particle kernel is compiled with under these options.
-    pub(crate) fn kernel_config(&self) -> shader::KernelConfig {
-        shader::KernelConfig {
-            wg_size: self.workgroup_size,
-            checks: self.shader_checks,
-            list_max: crate::physics::list_capacity(self.list_skin),
-        }
+    /// What every per-particle kernel is compiled with under these options, with lists of
+    /// `list_max` entries (the simulation's: [`Sim::list_capacity`]).
+    pub(crate) fn kernel_config(&self, list_max: u32) -> shader::KernelConfig {
+        shader::KernelConfig { wg_size: self.workgroup_size, checks: self.shader_checks, list_max }
     }
 }
 
@@ -232,7 +229,7 @@ impl Passes {
     /// or without what `b` names; not bound.
     fn new(device: &wgpu::Device, o: &SimOptions, params: &SimParams, b: Builds) -> Result<Self, KernelError> {
         let Builds { lists, emitters, moving, sensors, forces, flows, list_max, .. } = b;
-        let cfg = shader::KernelConfig { list_max, ..o.kernel_config() };
+        let cfg = o.kernel_config(list_max);
         let rows = o.order == CellOrder::Linear;
         let dfsph = params.solver == params::SOLVER_DFSPH;
         let no_slip = params.no_slip_viscosity > 0.0;
@@ -887,7 +884,7 @@ impl Sim {
 
     /// What the simulation's kernels are compiled with (the options', and its lists' capacity).
     pub(crate) fn kernel_config(&self) -> shader::KernelConfig {
-        shader::KernelConfig { list_max: self.fixed.list_max, ..self.options.kernel_config() }
+        self.options.kernel_config(self.fixed.list_max)
     }
 
     /// Steps that built the grid and steps that kept the lists since the simulation started
