@@ -28,16 +28,26 @@ struct Acc {
     list: ListWriter,
 }
 
-// A wall particle within the list radius is marked: with a skin, sph.wall_pressure then lists
-// its fluid at the build, and keeps those lists while the fluid's lists are kept.
+// With SKIN (the lists kept between builds) a wall particle within the list radius is marked:
+// sph.wall_pressure then lists its fluid at the build, and keeps those lists while the fluid's
+// lists are kept. Without, the loop is the one of lists built every step (a pipeline constant:
+// the nested test cost the step 3 % at 4M, docs/PERFORMANCE.md).
 fn visit(acc: ptr<function, Acc>, j: u32) {
     let pj = pos_mass[j];
     let d = (*acc).x - pj.xyz;
     let r2 = dot(d, d);
-    if r2 < (*acc).l2 {
-        if r2 < (*acc).h2 {
-            (*acc).rho += abs(pj.w) * kernel_w_q(sqrt(r2) * (*acc).inv_h);
+    if SKIN {
+        if r2 < (*acc).l2 {
+            if r2 < (*acc).h2 {
+                (*acc).rho += abs(pj.w) * kernel_w_q(sqrt(r2) * (*acc).inv_h);
+            }
+            if pj.w < 0.0 {
+                wet[j] = 1u;
+            }
+            list_push(acc, j, r2);
         }
+    } else if r2 < (*acc).h2 {
+        (*acc).rho += abs(pj.w) * kernel_w_q(sqrt(r2) * (*acc).inv_h);
         if pj.w < 0.0 {
             wet[j] = 1u;
         }
@@ -61,8 +71,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     var l2 = h2;
     // the skin grid.keep chose for this build (0 without lists kept between builds)
     var skin = 0.0;
-    if !LISTED {
-        skin = bitcast<f32>(atomicLoad(&keep[KEEP_SKIN]));
+    if SKIN && !LISTED {
+        skin = build_skin();
         let l = params.h * (1.0 + skin);
         l2 = l * l;
     }

@@ -27,6 +27,17 @@ override SPLIT_LISTS: bool = false;
 // The lists kept from the last build are read instead of walking the grid (a step of a
 // simulation with a list skin that grid.keep let keep them): nothing is written.
 override LISTED: bool = false;
+// The simulation keeps its lists between builds (a list skin: `Sim::keeps_lists`); without, the
+// walks are those of lists built every step, with nothing of the skin compiled in.
+override SKIN: bool = false;
+
+// The skin the build of this step lists with (grid.keep's choice; 0 without SKIN).
+fn build_skin() -> f32 {
+    if SKIN {
+        return bitcast<f32>(atomicLoad(&keep[KEEP_SKIN]));
+    }
+    return 0.0;
+}
 
 // Row `row` of slot `slot`'s list, as stored.
 fn list_row(row: u32, slot: u32) -> vec4<u32> {
@@ -51,7 +62,7 @@ fn walk_or_listed(i: u32, x: vec3<f32>, skin: f32, acc: ptr<function, Acc>) {
         listed_walk(i, acc);
         return;
     }
-    if skin > 0.0 {
+    if SKIN && skin > 0.0 {
         neighbour_loop_within(x, acc, skin_range(skin));
     } else {
         neighbour_loop(x, acc);

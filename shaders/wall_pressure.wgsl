@@ -100,7 +100,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
     // the walls' lists only where the build lists with a skin (grid.keep never keeps lists
     // without one)
-    let skin = bitcast<f32>(atomicLoad(&keep[KEEP_SKIN]));
+    let skin = build_skin();
     let l = params.h * (1.0 + skin);
     var acc = Acc(pi.xyz, 0.0, 0.0, vec3<f32>(0.0), g, select(-1.0, l * l, skin > 0.0), params.h2, list_start(i));
     walk_or_listed(i, pi.xyz, skin, &acc);

@@ -249,7 +249,7 @@ impl Passes {
             move_solids: if moving { Some(wall_pressure::solids_move(device, cfg)?) } else { None },
             body_force: if moving { Some(bodies::force(device, cfg, rows, no_slip, params.wall_approach_viscosity > 0.0)?) } else { None },
             body_integrate: if moving { Some(bodies::integrate(device, cfg)?) } else { None },
-            density: density::new(device, cfg, rows, lists)?,
+            density: density::new(device, cfg, rows, lists, b.keeps)?,
             wall_pressure: wall_pressure::new(device, cfg, rows, no_slip, moving, if b.keeps { lists } else { ListLayout::Off })?,
             force: force::new(device, cfg, rows, force_mode, lists, params.wall_approach_viscosity > 0.0, moving)?,
             integrate: integrate::new(device, cfg)?,

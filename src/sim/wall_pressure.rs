@@ -18,7 +18,9 @@ pub(crate) fn new(
     lists: super::ListLayout,
 ) -> Result<Pass<Reads>, KernelError> {
     let [on, split] = lists.constants();
-    let constants = [("ROWS", shader::flag(rows)), ("NO_SLIP", shader::flag(no_slip)), ("MOVING", shader::flag(moving)), on, split];
+    // the lists (and the skin) only where the simulation keeps them
+    let skin = ("SKIN", shader::flag(lists.on()));
+    let constants = [("ROWS", shader::flag(rows)), ("NO_SLIP", shader::flag(no_slip)), ("MOVING", shader::flag(moving)), on, split, skin];
     Pass::new(device, &shader::WALL_PRESSURE, cfg, &constants)
 }
 
