@@ -28,10 +28,11 @@ struct Acc {
     list: ListWriter,
 }
 
-// With SKIN (the lists kept between builds) a wall particle within the list radius is marked:
+// With SKIN (a build that lists with the skin) a wall particle within the list radius is marked:
 // sph.wall_pressure then lists its fluid at the build, and keeps those lists while the fluid's
 // lists are kept. Without, the loop is the one of lists built every step (a pipeline constant:
-// the nested test cost the step 3 % at 4M, docs/PERFORMANCE.md).
+// the nested test cost the step 3 % at 4M, docs/PERFORMANCE.md), also in the builds grid.keep
+// made list within h.
 fn visit(acc: ptr<function, Acc>, j: u32) {
     let pj = pos_mass[j];
     let d = (*acc).x - pj.xyz;

@@ -8,8 +8,9 @@
 // a build: it restarts the count). A build lists with the scene's skin, or with none where
 // the last step's largest move exceeded a quarter of it. Then it sets the live
 // indirect dispatches: the full ones of the building passes (grid.count, grid.scan's levels,
-// grid.scatter, the walking sph.density and sph.wall_pressure) and none of the listed ones, or
-// the other way round. A build also clears the grid diagnostics words (max per cell, overflows),
+// grid.scatter, the reorder, and the walking sph.density and sph.wall_pressure of the skin it
+// chose: the skinned ones, or those of lists built every step where it chose none) and none of
+// the listed ones, or the other way round. A build also clears the grid diagnostics words (max per cell, overflows),
 // which grid.count then fills; a step that keeps the lists leaves the last build's there.
 //
 // #import common
@@ -50,10 +51,20 @@ fn main() {
         keep[KEEP_TRAVEL] = bitcast<u32>(travel);
         keep[KEEP_KEPT] += 1u;
     }
+    // the skin the step's walk lists with (a build's choice, or the last build's while kept)
+    let skinned = keep[KEEP_SKIN] != 0u;
     for (var k = 0u; k < KEEP_ENTRIES; k++) {
         let full = KEEP_FULL + 4u * k;
         let live = KEEP_LIVE + 4u * k;
-        let on = build != (keep_args[full + 3u] != 0u);
+        let when = keep_args[full + 3u];
+        var on = build && !skinned;
+        if when == KEEP_WHEN_BUILD {
+            on = build;
+        } else if when == KEEP_WHEN_LISTED {
+            on = !build;
+        } else if when == KEEP_WHEN_SKINNED {
+            on = build && skinned;
+        }
         for (var c = 0u; c < 3u; c++) {
             keep_args[live + c] = select(0u, keep_args[full + c], on);
         }

@@ -27,8 +27,9 @@ override SPLIT_LISTS: bool = false;
 // The lists kept from the last build are read instead of walking the grid (a step of a
 // simulation with a list skin that grid.keep let keep them): nothing is written.
 override LISTED: bool = false;
-// The simulation keeps its lists between builds (a list skin: `Sim::keeps_lists`); without, the
-// walks are those of lists built every step, with nothing of the skin compiled in.
+// A walk that lists with the skin grid.keep chose, or a LISTED step (src/sim/keep.rs, `Reads`);
+// without, the walks are those of lists built every step, with nothing of the skin compiled in
+// (a simulation without a skin, and a build grid.keep made list within h).
 override SKIN: bool = false;
 
 // The skin the build of this step lists with (grid.keep's choice; 0 without SKIN).

@@ -229,19 +229,30 @@ pub mod keep {
     /// Control words.
     pub const WORDS: u32 = 8;
     pub const LIVE: u32 = 0;
-    /// Indirect dispatches: [`ENTRY_BUILD`], [`ENTRY_LISTED`], then one per scan level.
-    pub const ENTRIES: u32 = 8;
+    /// Indirect dispatches: [`ENTRY_BUILD`], [`ENTRY_LISTED`], [`ENTRY_SKINNED`],
+    /// [`ENTRY_WITHIN_H`], then one per scan level.
+    pub const ENTRIES: u32 = 10;
     pub const FULL: u32 = LIVE + 4 * ENTRIES;
     /// Words of `keep_args`.
     pub const ARGS_WORDS: u32 = FULL + 4 * ENTRIES;
-    /// The per-particle passes of a building step (grid.count, grid.scatter, the reorder, the
-    /// walking sph.density and sph.wall_pressure).
+    /// The per-particle passes of a building step, whatever its skin (grid.count, grid.scatter,
+    /// the reorder).
     pub const ENTRY_BUILD: u32 = 0;
     /// The per-particle passes of a step that keeps the lists (the copy into the other set, the
     /// listed sph.density and sph.wall_pressure).
     pub const ENTRY_LISTED: u32 = 1;
+    /// The walking sph.density and sph.wall_pressure of a build that lists with the skin.
+    pub const ENTRY_SKINNED: u32 = 2;
+    /// The walking sph.density and sph.wall_pressure of a build that lists within h (the last
+    /// step too fast for the skin): the passes of lists built every step, nothing of the skin
+    /// compiled in.
+    pub const ENTRY_WITHIN_H: u32 = 3;
     /// The first scan level's entry (level k is `ENTRY_SCAN + k`).
-    pub const ENTRY_SCAN: u32 = 2;
-    /// The most scan levels the entries hold (1024 cells per block: 2^50 cells).
+    pub const ENTRY_SCAN: u32 = 4;
+    /// Word 3 of a full entry: the steps its dispatch runs in (grid.keep turns it on or off).
+    pub const WHEN_BUILD: u32 = 0;
+    pub const WHEN_LISTED: u32 = 1;
+    pub const WHEN_SKINNED: u32 = 2;
+    pub const WHEN_WITHIN_H: u32 = 3;
     pub const MAX_SCAN_LEVELS: u32 = ENTRIES - ENTRY_SCAN;
 }

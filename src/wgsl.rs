@@ -115,7 +115,11 @@ fn constants_module() -> String {
          const KEEP_ENTRIES: u32 = {}u;\n\
          const KEEP_FULL: u32 = {}u;\n\
          const KEEP_WORDS: u32 = {}u;\n\
-         const KEEP_ARGS_WORDS: u32 = {}u;\n",
+         const KEEP_ARGS_WORDS: u32 = {}u;\n\
+         const KEEP_WHEN_BUILD: u32 = {}u;\n\
+         const KEEP_WHEN_LISTED: u32 = {}u;\n\
+         const KEEP_WHEN_SKINNED: u32 = {}u;\n\
+         const KEEP_WHEN_WITHIN_H: u32 = {}u;\n",
         crate::physics::TAIT_GAMMA as f32,
         crate::physics::SOLVER_WCSPH,
         crate::physics::SOLVER_DFSPH,
@@ -144,7 +148,11 @@ fn constants_module() -> String {
         crate::physics::keep::ENTRIES,
         crate::physics::keep::FULL,
         crate::physics::keep::WORDS,
-        crate::physics::keep::ARGS_WORDS
+        crate::physics::keep::ARGS_WORDS,
+        crate::physics::keep::WHEN_BUILD,
+        crate::physics::keep::WHEN_LISTED,
+        crate::physics::keep::WHEN_SKINNED,
+        crate::physics::keep::WHEN_WITHIN_H
     )
 }
 

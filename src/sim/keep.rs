@@ -21,7 +21,9 @@
 //! The indirect dispatches (`keep_args`, a buffer of its own: a pass cannot bind as storage a
 //! buffer its dispatch reads as arguments): from [`LIVE`], [`ENTRIES`] dispatches of four words,
 //! which grid.keep writes; from [`FULL`], the same entries at full size, written from the CPU:
-//! word 3 of an entry is 1 for a dispatch of the kept steps, 0 for one of the building steps.
+//! word 3 of an entry says in which steps it runs ([`WHEN_BUILD`]: every build; [`WHEN_LISTED`]:
+//! the steps that keep the lists; [`WHEN_SKINNED`], [`WHEN_WITHIN_H`]: the builds that list with
+//! the skin, or within h).
 
 use super::shader::{self, KernelConfig, KernelError, Pass, Variant, Walk};
 
@@ -52,20 +54,27 @@ impl Variant for Decide {
 /// How sph.density and sph.wall_pressure find a particle's neighbours.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Reads {
-    /// They walk the grid (and write the lists).
+    /// They walk the grid within h and write the lists within h: the passes of lists built every
+    /// step, nothing of the skin compiled in (a simulation without a skin, and a build that
+    /// grid.keep made list within h).
     Grid(Walk),
+    /// A build with the skin grid.keep chose (`SKIN`: its word [`SKIN`], read on the GPU): the
+    /// walk within (1 + skin) h, the particles in cell order (every such build reorders).
+    Skinned,
     /// They read the lists the last build wrote (`LISTED`), the particles in slot order (cell
     /// order as of the last build's reorder).
     Lists,
 }
 
 impl Variant for Reads {
-    const ALL: &'static [Self] = &[Reads::Grid(Walk::Direct), Reads::Grid(Walk::ThroughSorted), Reads::Lists];
+    const ALL: &'static [Self] = &[Reads::Grid(Walk::Direct), Reads::Grid(Walk::ThroughSorted), Reads::Skinned, Reads::Lists];
     fn constants(self) -> Vec<(&'static str, f64)> {
-        match self {
-            Reads::Grid(w) => [w.constants(), vec![("LISTED", 0.0)]].concat(),
-            Reads::Lists => [Walk::Direct.constants(), vec![("LISTED", 1.0)]].concat(),
-        }
+        let (walk, skin, listed) = match self {
+            Reads::Grid(w) => (w, false, false),
+            Reads::Skinned => (Walk::Direct, true, false),
+            Reads::Lists => (Walk::Direct, true, true),
+        };
+        [walk.constants(), vec![("SKIN", shader::flag(skin)), ("LISTED", shader::flag(listed))]].concat()
     }
 }
 
@@ -93,15 +102,18 @@ pub(crate) fn new(device: &wgpu::Device, cfg: KernelConfig) -> Result<Pass<Decid
 pub(crate) fn args(n: u32, wg: u32, scan_blocks: &[u32], max_dim: u32) -> Vec<u32> {
     assert!(scan_blocks.len() <= MAX_SCAN_LEVELS as usize, "{} scan levels: grid.keep holds {MAX_SCAN_LEVELS}", scan_blocks.len());
     let mut w = vec![0u32; ARGS_WORDS as usize];
-    let mut full = |k: u32, groups: u32, listed: bool| {
+    let mut full = |k: u32, groups: u32, when: u32| {
         let (x, y) = shader::grid_2d(groups, max_dim);
         let at = (FULL + 4 * k) as usize;
-        w[at..at + 4].copy_from_slice(&[x, y, 1, listed as u32]);
+        w[at..at + 4].copy_from_slice(&[x, y, 1, when]);
     };
-    full(ENTRY_BUILD, n.div_ceil(wg), false);
-    full(ENTRY_LISTED, n.div_ceil(wg), true);
+    let groups = n.div_ceil(wg);
+    full(ENTRY_BUILD, groups, WHEN_BUILD);
+    full(ENTRY_LISTED, groups, WHEN_LISTED);
+    full(ENTRY_SKINNED, groups, WHEN_SKINNED);
+    full(ENTRY_WITHIN_H, groups, WHEN_WITHIN_H);
     for (k, &blocks) in scan_blocks.iter().enumerate() {
-        full(ENTRY_SCAN + k as u32, blocks, false);
+        full(ENTRY_SCAN + k as u32, blocks, WHEN_BUILD);
     }
     w
 }
@@ -165,8 +177,10 @@ mod tests {
     fn the_full_dispatches_cover_the_particles_and_the_scan_levels() {
         let w = args(1_000_000, 256, &[977, 1], 65_535);
         let entry = |k: u32| &w[(FULL + 4 * k) as usize..(FULL + 4 * k + 4) as usize];
-        assert_eq!(entry(ENTRY_BUILD), [3907, 1, 1, 0]);
-        assert_eq!(entry(ENTRY_LISTED), [3907, 1, 1, 1]);
+        assert_eq!(entry(ENTRY_BUILD), [3907, 1, 1, WHEN_BUILD]);
+        assert_eq!(entry(ENTRY_LISTED), [3907, 1, 1, WHEN_LISTED]);
+        assert_eq!(entry(ENTRY_SKINNED), [3907, 1, 1, WHEN_SKINNED]);
+        assert_eq!(entry(ENTRY_WITHIN_H), [3907, 1, 1, WHEN_WITHIN_H]);
         assert_eq!(entry(ENTRY_SCAN), [977, 1, 1, 0]);
         assert_eq!(entry(ENTRY_SCAN + 1), [1, 1, 1, 0]);
         assert_eq!(entry(ENTRY_SCAN + 2), [0, 0, 0, 0], "an entry without a level stays empty");

@@ -249,7 +249,7 @@ impl Passes {
             move_solids: if moving { Some(wall_pressure::solids_move(device, cfg)?) } else { None },
             body_force: if moving { Some(bodies::force(device, cfg, rows, no_slip, params.wall_approach_viscosity > 0.0)?) } else { None },
             body_integrate: if moving { Some(bodies::integrate(device, cfg)?) } else { None },
-            density: density::new(device, cfg, rows, lists, b.keeps)?,
+            density: density::new(device, cfg, rows, lists)?,
             wall_pressure: wall_pressure::new(device, cfg, rows, no_slip, moving, if b.keeps { lists } else { ListLayout::Off })?,
             force: force::new(device, cfg, rows, force_mode, lists, params.wall_approach_viscosity > 0.0, moving)?,
             integrate: integrate::new(device, cfg)?,
@@ -1000,16 +1000,23 @@ impl Sim {
             _ => {
                 encoder.clear_buffer(&fixed.wet, 0, None);
                 if built {
-                    p.density.record(&mut begin(encoder, prof, p.density.label(), step), c, n, keep::Reads::Grid(walk), md);
-                    p.wall_pressure.record(&mut begin(encoder, prof, p.wall_pressure.label(), step), c, n, keep::Reads::Grid(walk), md);
+                    // a build the CPU records lists with the skin grid.keep chose (read on the GPU)
+                    let reads = if keeps { keep::Reads::Skinned } else { keep::Reads::Grid(walk) };
+                    p.density.record(&mut begin(encoder, prof, p.density.label(), step), c, n, reads, md);
+                    p.wall_pressure.record(&mut begin(encoder, prof, p.wall_pressure.label(), step), c, n, reads, md);
                 } else {
-                    // grid.keep turned on one of each pair: the walk (a build, after its reorder)
-                    // or the lists
-                    let (grid, lists) = (keep::live_offset(keep::ENTRY_BUILD), keep::live_offset(keep::ENTRY_LISTED));
+                    // grid.keep turned on one of each three: the walk with the skin or within h (a
+                    // build, after its reorder), or the lists
+                    let entries = [
+                        (keep::Reads::Skinned, keep::ENTRY_SKINNED),
+                        (keep::Reads::Grid(Walk::Direct), keep::ENTRY_WITHIN_H),
+                        (keep::Reads::Lists, keep::ENTRY_LISTED),
+                    ];
                     for pass in [&p.density, &p.wall_pressure] {
                         let mut cp = begin(encoder, prof, pass.label(), step);
-                        pass.record_indirect_at(&mut cp, c, keep::Reads::Grid(Walk::Direct), &fixed.keep_args, grid);
-                        pass.record_indirect_at(&mut cp, c, keep::Reads::Lists, &fixed.keep_args, lists);
+                        for (reads, entry) in entries {
+                            pass.record_indirect_at(&mut cp, c, reads, &fixed.keep_args, keep::live_offset(entry));
+                        }
                     }
                 }
                 p.force.record(&mut begin(encoder, prof, p.force.label(), step), c, n, walk, md);

@@ -17,10 +17,9 @@ pub(crate) fn new(
     moving: bool,
     lists: super::ListLayout,
 ) -> Result<Pass<Reads>, KernelError> {
+    // the lists only where the simulation keeps them (the skin: the variants, [`Reads`])
     let [on, split] = lists.constants();
-    // the lists (and the skin) only where the simulation keeps them
-    let skin = ("SKIN", shader::flag(lists.on()));
-    let constants = [("ROWS", shader::flag(rows)), ("NO_SLIP", shader::flag(no_slip)), ("MOVING", shader::flag(moving)), on, split, skin];
+    let constants = [("ROWS", shader::flag(rows)), ("NO_SLIP", shader::flag(no_slip)), ("MOVING", shader::flag(moving)), on, split];
     Pass::new(device, &shader::WALL_PRESSURE, cfg, &constants)
 }
 
