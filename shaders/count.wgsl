@@ -1,8 +1,8 @@
 // grid.count: one invocation per particle. Stores the particle's cell and its rank inside the
 // cell (the old value of the cell's counter), so grid.scatter needs no second atomic. Reads
 // 16 B and writes 8 B per particle, coalesced; the atomics are the cost in dense cells.
-// With DIAGNOSTICS the largest occupancy and the overflows over capacity are reduced per
-// workgroup first, so only one global atomic per workgroup touches the diagnostics words.
+// The grid diagnostics (largest occupancy, overflows over capacity) are taken from the counts by
+// grid.scan's level 0 (scan.wgsl, DIAG).
 // Free slots (w = 0: no particle) all go to the extra cell `num_cells` after the last, which no
 // neighbour loop visits: the scan then puts them after every particle, and the reorder moves
 // them to the end of the buffers, where the emitters find them (emit.plan, emit.write).
@@ -13,45 +13,17 @@
 @group(0) @binding(5) var<storage, read_write> counts: array<atomic<u32>>;
 @group(0) @binding(6) var<storage, read_write> cell_of: array<u32>;
 @group(0) @binding(7) var<storage, read_write> rank: array<u32>;
-// src/sim/params.rs: Diagnostics (max_per_cell, overflows, ...)
-@group(0) @binding(8) var<storage, read_write> diag: array<atomic<u32>, DIAG_WORDS>;
-
-override DIAGNOSTICS: bool = true;
-
-var<workgroup> wg_max: atomic<u32>;
-var<workgroup> wg_over: atomic<u32>;
 
 @compute @workgroup_size(WG_SIZE)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
     let i = linear_id(wid, nwg, lid);
-    var occupancy = 0u;
-    if i < params.n_particles {
-        let p = pos_mass[i];
-        let free = p.w == 0.0;
-        let c = select(cell_index(cell_coord(p.xyz)), params.num_cells, free);
-        cell_of[i] = c;
-        let r = atomicAdd(&counts[c], 1u);
-        rank[i] = r;
-        occupancy = select(r + 1u, 0u, free);
+    if i >= params.n_particles {
+        return;
     }
-    if DIAGNOSTICS {
-        if occupancy > 0u {
-            atomicMax(&wg_max, occupancy);
-        }
-        if occupancy > params.capacity {
-            atomicAdd(&wg_over, 1u);
-        }
-        workgroupBarrier();
-        if lid == 0u {
-            let m = atomicLoad(&wg_max);
-            if m > 0u {
-                atomicMax(&diag[DIAG_MAX_PER_CELL], m);
-            }
-            let o = atomicLoad(&wg_over);
-            if o > 0u {
-                atomicAdd(&diag[DIAG_OVERFLOWS], o);
-            }
-        }
-    }
+    let p = pos_mass[i];
+    let free = p.w == 0.0;
+    let c = select(cell_index(cell_coord(p.xyz)), params.num_cells, free);
+    cell_of[i] = c;
+    rank[i] = atomicAdd(&counts[c], 1u);
 }

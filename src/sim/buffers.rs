@@ -4,7 +4,7 @@
 
 use super::layout::GridLayout;
 use super::readback::ReadError;
-use super::scan::{ScanLevels, ScanPass};
+use super::scan::{GridDiagnostics, ScanLevels, ScanPass};
 use super::shader;
 use std::time::Duration;
 
@@ -52,13 +52,19 @@ pub(crate) struct CellBuffers {
 }
 
 impl CellBuffers {
-    pub(crate) fn new(device: &wgpu::Device, scan: &ScanPass, layout: GridLayout) -> Result<Self, super::shader::KernelError> {
+    /// `diagnostics`: what the scan's level 0 binds for the grid diagnostics.
+    pub(crate) fn new(
+        device: &wgpu::Device,
+        scan: &ScanPass,
+        layout: GridLayout,
+        diagnostics: GridDiagnostics<'_>,
+    ) -> Result<Self, super::shader::KernelError> {
         // the cells and the cell of free slots
         let n = layout.num_cells + 1;
         let lut = shader::storage_init(device, "grid.cell_lut", bytemuck::cast_slice(&layout.lut), wgpu::BufferUsages::empty());
         let counts = shader::storage(device, "grid.counts", n as u64 * 4);
         let cell_start = shader::storage(device, "grid.cell_start", (n as u64 + 1) * 4);
-        let scan = scan.levels(device, &counts, &cell_start, n)?;
+        let scan = scan.levels(device, &counts, &cell_start, n, Some(diagnostics))?;
         Ok(Self { layout, lut, counts, cell_start, scan })
     }
 }

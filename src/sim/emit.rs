@@ -108,7 +108,7 @@ impl EmitBuffers {
         let ids = if e.is_empty() { 0 } else { n as u64 };
         let free_flag = shader::storage(device, "grid.free_flag", ids * 4);
         let free_prefix = shader::storage(device, "grid.free_prefix", (ids + 1) * 4);
-        let free_scan = if e.is_empty() { None } else { Some(scan.levels(device, &free_flag, &free_prefix, n)?) };
+        let free_scan = if e.is_empty() { None } else { Some(scan.levels(device, &free_flag, &free_prefix, n, None)?) };
         Ok(Self {
             emitters: shader::storage_init(device, "emit.emitters", bytemuck::cast_slice(&records), none),
             state: shader::storage_init(device, "emit.state", bytemuck::bytes_of(&EmitState::at(&e.emitters, step)), none),

@@ -239,8 +239,8 @@ impl Passes {
             (false, false) => force::Mode::Pressure,
         };
         Ok(Self {
-            count: count::new(device, cfg, o.diagnostics)?,
-            scan: scan::ScanPass::new(device, o.shader_checks)?,
+            count: count::new(device, cfg)?,
+            scan: scan::ScanPass::new(device, o.shader_checks, o.diagnostics)?,
             scatter: scatter::new(device, cfg)?,
             sort_cells: sort_cells::new(device, cfg)?,
             rank_free: sort_cells::rank_free(device, cfg)?,
@@ -392,6 +392,13 @@ struct Fixed {
     dfsph: Option<dfsph::DfsphBuffers>,
     /// The pressure sensors' points, output and ring of rows, with sensors.
     sensors: Option<sensors::SensorBuffers>,
+}
+
+impl Fixed {
+    /// What grid.scan's level 0 binds for the grid diagnostics.
+    fn grid_diagnostics(&self) -> scan::GridDiagnostics<'_> {
+        scan::GridDiagnostics { params: &self.params, diag: &self.diag }
+    }
 }
 
 /// What solids.move reads and writes: the bodies' motions and keyframes; by particle id the rest
@@ -600,7 +607,7 @@ impl Sim {
                 dfsph: is_dfsph.then(|| dfsph::DfsphBuffers::new(device, n as u64)),
                 sensors: sensing.then(|| sensors::SensorBuffers::new(device, &state.sensors, state.step, is_dfsph, n)),
             };
-            let cells = CellBuffers::new(device, &passes.scan, layout)?;
+            let cells = CellBuffers::new(device, &passes.scan, layout, fixed.grid_diagnostics())?;
             Ok((fixed, cells))
         })??;
         let mut fixed = fixed;
@@ -835,7 +842,9 @@ impl Sim {
         };
         let passes = fresh_passes.as_ref().unwrap_or(&self.passes);
         let fresh_cells = match layout {
-            Some(layout) => Some(out_of_memory_scope(&self.device, || CellBuffers::new(&self.device, &passes.scan, layout))??),
+            Some(layout) => {
+                Some(out_of_memory_scope(&self.device, || CellBuffers::new(&self.device, &passes.scan, layout, self.fixed.grid_diagnostics()))??)
+            }
             None => None,
         };
         let cells = fresh_cells.as_ref().unwrap_or(&self.cells);

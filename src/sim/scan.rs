@@ -24,6 +24,9 @@ pub(crate) struct ScanPass {
     bindings: Vec<Binding>,
     reduce: wgpu::ComputePipeline,
     down: wgpu::ComputePipeline,
+    /// `down` with the grid diagnostics (`DIAG`), for the grid's level 0 (where the simulation
+    /// compiles the diagnostics in).
+    down_diag: Option<wgpu::ComputePipeline>,
 }
 
 struct Level {
@@ -34,8 +37,18 @@ struct Level {
 /// The per-level buffers and bind groups for one grid size.
 pub(crate) struct ScanLevels {
     levels: Vec<Level>,
+    /// Level 0 scans the grid's cell counts: its `down` takes the diagnostics.
+    grid: bool,
     /// Block sums and scanned offsets of the levels above 0, kept alive for the bind groups.
     _buffers: Vec<wgpu::Buffer>,
+}
+
+/// What a scan of the grid's cell counts binds for the diagnostics: the simulation's uniform
+/// block (`num_cells`, `capacity`) and its diagnostics words. Another scan (the emitters' free
+/// slots) binds placeholders its pipelines never touch.
+pub(crate) struct GridDiagnostics<'a> {
+    pub params: &'a wgpu::Buffer,
+    pub diag: &'a wgpu::Buffer,
 }
 
 impl ScanLevels {
@@ -57,7 +70,9 @@ impl shader::Bindable for ScanPass {
 }
 
 impl ScanPass {
-    pub(crate) fn new(device: &wgpu::Device, checks: bool) -> Result<Self, KernelError> {
+    /// With `diagnostics`, the grid's level 0 takes the grid diagnostics ([`ScanLevels`] made
+    /// with [`GridDiagnostics`]).
+    pub(crate) fn new(device: &wgpu::Device, checks: bool, diagnostics: bool) -> Result<Self, KernelError> {
         let src = shader::SCAN;
         let text = src.compose()?;
         let bindings = crate::wgsl::bindings(src.label, &text, &["reduce", "down"])?;
@@ -66,25 +81,44 @@ impl ScanPass {
         let c = [("WG_SIZE", WG_SIZE as f64)];
         let reduce = shader::pipeline(device, "grid.scan.reduce", &layout, &module, "reduce", &c);
         let down = shader::pipeline(device, "grid.scan.down", &layout, &module, "down", &c);
-        Ok(Self { layout, bindings, reduce, down })
+        let down_diag = diagnostics
+            .then(|| shader::pipeline(device, "grid.scan.down_diag", &layout, &module, "down", &[c[0], ("DIAG", 1.0)]));
+        Ok(Self { layout, bindings, reduce, down, down_diag })
     }
 
-    /// Levels for scanning `n` counts into `out` (n + 1 entries, the last one the total).
+    /// Levels for scanning `n` counts into `out` (n + 1 entries, the last one the total); with
+    /// `grid`, the counts are the grid's cells (and the free slots' cell after them), and level
+    /// 0 takes the diagnostics where the pass has them.
     pub(crate) fn levels(
         &self,
         device: &wgpu::Device,
         counts: &wgpu::Buffer,
         out: &wgpu::Buffer,
         n: u32,
+        grid: Option<GridDiagnostics<'_>>,
     ) -> Result<ScanLevels, KernelError> {
         let mut levels = Vec::new();
         let mut buffers = Vec::new();
         let zero = shader::storage(device, "grid.scan.zero", 16);
+        let is_grid = grid.is_some();
+        let (params, diag) = match grid {
+            Some(g) => (g.params.clone(), g.diag.clone()),
+            None => {
+                let params = device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("grid.scan.no_params"),
+                    size: std::mem::size_of::<crate::wgsl::shared::SimParams>() as u64,
+                    usage: wgpu::BufferUsages::UNIFORM,
+                    mapped_at_creation: false,
+                });
+                let words = std::mem::size_of::<crate::wgsl::shared::Diagnostics>() as u64;
+                (params, shader::storage(device, "grid.scan.no_diag", words))
+            }
+        };
         let (mut src, mut dst) = (counts.clone(), out.clone());
         let (mut n_in, mut n_out) = (n, n + 1);
         loop {
             let blocks = n_out.div_ceil(BLOCK);
-            let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            let level_params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("grid.scan.params"),
                 contents: bytemuck::bytes_of(&ScanParams { n_in, n_out, _pad: [0; 2] }),
                 usage: wgpu::BufferUsages::UNIFORM,
@@ -95,10 +129,18 @@ impl ScanPass {
             } else {
                 (shader::storage(device, "grid.scan.unused", 16), zero.clone())
             };
-            let named = [("sp", &params), ("src", &src), ("dst", &dst), ("block_sums", &sums), ("block_offsets", &offsets)];
+            let named = [
+                ("sp", &level_params),
+                ("src", &src),
+                ("dst", &dst),
+                ("block_sums", &sums),
+                ("block_offsets", &offsets),
+                ("params", &params),
+                ("diag", &diag),
+            ];
             let bind_group = shader::bind(device, shader::SCAN.label, &self.layout, &self.bindings, &named)?;
             levels.push(Level { bind_group, blocks });
-            buffers.push(params);
+            buffers.push(level_params);
             if blocks == 1 {
                 break;
             }
@@ -108,7 +150,7 @@ impl ScanPass {
             buffers.push(offsets);
         }
         buffers.push(zero);
-        Ok(ScanLevels { levels, _buffers: buffers })
+        Ok(ScanLevels { levels, grid: is_grid, _buffers: buffers })
     }
 
     /// As [`Self::record`], each level's dispatch read from `args` at `offset(level)` (grid.keep's
@@ -126,10 +168,18 @@ impl ScanPass {
             pass.set_bind_group(0, &level.bind_group, &[]);
             pass.dispatch_workgroups_indirect(args, offset(k as u32));
         }
-        pass.set_pipeline(&self.down);
         for (k, level) in levels.levels.iter().enumerate().rev() {
+            pass.set_pipeline(self.down_at(levels, k));
             pass.set_bind_group(0, &level.bind_group, &[]);
             pass.dispatch_workgroups_indirect(args, offset(k as u32));
+        }
+    }
+
+    /// `down`'s pipeline for level `k`: the one with the diagnostics for the grid's level 0.
+    fn down_at(&self, levels: &ScanLevels, k: usize) -> &wgpu::ComputePipeline {
+        match &self.down_diag {
+            Some(d) if k == 0 && levels.grid => d,
+            _ => &self.down,
         }
     }
 
@@ -140,8 +190,8 @@ impl ScanPass {
             pass.set_bind_group(0, &level.bind_group, &[]);
             shader::dispatch(pass, level.blocks, max_dim);
         }
-        pass.set_pipeline(&self.down);
-        for level in levels.levels.iter().rev() {
+        for (k, level) in levels.levels.iter().enumerate().rev() {
+            pass.set_pipeline(self.down_at(levels, k));
             pass.set_bind_group(0, &level.bind_group, &[]);
             shader::dispatch(pass, level.blocks, max_dim);
         }

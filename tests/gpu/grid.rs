@@ -133,12 +133,19 @@ fn free_slots_go_to_the_cell_after_the_last() {
                 p[3] = 0.0;
             }
         }
-        let mut s = sim(&state, options(0.5, order));
+        let mut o = options(0.5, order);
+        o.capacity = 2;
+        let mut s = sim(&state, o);
         s.build_grid(true);
         check_grid_with_free(&s, &cloud, &free, &format!("free slots, {order:?}"));
         let g = s.read_grid().unwrap();
         let nc = s.grid().num_cells as usize;
         assert_eq!((g.counts[nc] as usize, g.cell_start[nc + 1] as usize), (n_free, cloud.len()));
+        // the diagnostics leave the free slots' cell out (its count is far above any cell's)
+        let d = s.read_diagnostics().unwrap();
+        let (max, over) = grid_diagnostics(&g.counts[..nc], 2);
+        assert!(max < n_free as u32 && over > 0, "{order:?}: max {max}, overflows {over}");
+        assert_eq!((d.max_per_cell, d.overflows), (max, over), "{order:?}");
         // after the reorder: particles first, free slots last
         let p = s.read_particles().unwrap();
         let first_free = cloud.len() - n_free;
@@ -154,10 +161,18 @@ fn grid_matches_cpu_when_the_scan_needs_every_level() {
     for order in [CellOrder::Linear, CellOrder::Morton] {
         let mut state = cloud_state(&cloud);
         state.params.h = 0.1; // cell size = 0.1 × h = 0.01 m
-        let mut s = sim(&state, options(0.1, order));
+        let mut o = options(0.1, order);
+        o.capacity = 1;
+        let mut s = sim(&state, o);
         assert!(s.scan_levels() >= 3, "{order:?}: {} cells need {} levels", s.grid().num_cells, s.scan_levels());
         s.build_grid(false);
         check_grid(&s, &cloud, &format!("{} cells, {order:?}", s.grid().num_cells));
+        // the diagnostics, taken in the scan's level 0 over thousands of its blocks
+        let cpu = build_grid(s.grid(), &cloud);
+        let (max, over) = grid_diagnostics(&cpu.counts, 1);
+        assert!(max > 1 && over > 0, "{order:?}: max {max}");
+        let d = s.read_diagnostics().unwrap();
+        assert_eq!((d.max_per_cell, d.overflows), (max, over), "{order:?}");
     }
 }
 
@@ -174,6 +189,16 @@ fn diagnostics_count_max_per_cell_and_overflows() {
     assert!(max > 10 && over > 0, "the scene must overflow capacity 10 for this test to mean anything (max {max})");
     let d = s.read_diagnostics().unwrap();
     assert_eq!((d.max_per_cell, d.overflows), (max, over));
+    // a capacity changed live, and cells of another size: the next build counts with them
+    let (o, cells) = (s.options().clone(), s.grid().num_cells);
+    s.set_options(SimOptions { capacity: 4, cell_size: 0.75, ..o }).unwrap();
+    assert_ne!(s.grid().num_cells, cells);
+    s.build_grid(false);
+    let cpu = build_grid(s.grid(), &positions);
+    let (max, over) = grid_diagnostics(&cpu.counts, 4);
+    assert!(over > 0, "capacity 4: max {max}");
+    let d = s.read_diagnostics().unwrap();
+    assert_eq!((d.max_per_cell, d.overflows), (max, over), "after the change");
     // compiled out: the words stay zero, the grid is the same
     let mut o = options(1.0, CellOrder::Morton);
     o.diagnostics = false;
