@@ -260,7 +260,7 @@ fn diagnostics_words_match_the_wgsl_array() {
     let words = wgsl::source("diagnostics").unwrap();
     assert!(words.contains("const DIAG_WORDS: u32 = 16u;"), "{words}");
     assert!(words.contains("const DIAG_DT: u32 = 8u;") && words.contains("const DIAG_SOLVER_ERROR: u32 = 15u;"), "{words}");
-    for src in [shader::COUNT, shader::INTEGRATE, shader::EMIT_PLAN, shader::TIME_STEP, shader::DFSPH_CONTROL] {
+    for src in [shader::SCAN, shader::INTEGRATE, shader::EMIT_PLAN, shader::TIME_STEP, shader::DFSPH_CONTROL] {
         let text = src.compose().unwrap();
         assert!(text.contains("var<storage, read_write> diag: array<atomic<u32>, DIAG_WORDS>"), "{}", src.label);
         let own = wgsl::source(src.file).unwrap();
