@@ -137,7 +137,8 @@ pub struct GridSettings {
     pub reorder_interval: u32,
     /// Morton (Z-order) cell order instead of linear.
     pub morton: bool,
-    /// Compile the grid diagnostics (max per cell, overflows) into the count pass.
+    /// Compile the grid diagnostics (max per cell, overflows) into the grid build (grid.scan's
+    /// first level).
     pub diagnostics: bool,
     /// Order each cell's particles by id after the grid build, so every run of the scene gives
     /// the same bits (costs a pass; docs/PERFORMANCE.md).
@@ -145,7 +146,8 @@ pub struct GridSettings {
     /// Keep the neighbour lists between grid builds with this skin, in h: the lists hold every
     /// particle within (1 + skin) h, and the grid is built again only once a particle may have
     /// moved half the skin (docs/PHYSICS.md, "Lists kept between grid builds"); 0 builds every
-    /// step. WCSPH scenes without emitters, open faces or moving solids only.
+    /// step. WCSPH scenes without emitters, open faces or moving solids only (others build every
+    /// step whatever it says). Default 0.1.
     pub list_skin: f32,
 }
 
