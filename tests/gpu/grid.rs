@@ -321,3 +321,37 @@ fn dispatches_over_the_workgroup_limit_split_into_2d() {
     }
     assert!(seen.iter().all(|&s| s), "a particle is missing from sorted");
 }
+
+/// With the lists kept between grid builds a step that keeps them builds no grid (its counts are
+/// cleared, nothing counted): the diagnostics words stay those of the last build, which the
+/// panel shows until the next.
+#[test]
+fn diagnostics_with_kept_lists_are_the_last_builds() {
+    let state = build(&small_drop());
+    let mut o = options(1.0, CellOrder::Morton);
+    o.capacity = 6;
+    o.list_skin = 0.1;
+    let mut s = sim(&state, o);
+    assert!(s.keeps_lists());
+    let mut last = None;
+    let (mut built, mut kept) = (0, 0);
+    for step in 0..150 {
+        let before = s.list_builds().unwrap().0;
+        s.run(1);
+        let d = s.read_diagnostics().unwrap();
+        let words = (d.max_per_cell, d.overflows);
+        if s.list_builds().unwrap().0 > before {
+            let g = s.read_grid().unwrap();
+            let nc = s.grid().num_cells as usize;
+            let counted = grid_diagnostics(&g.counts[..nc], 6);
+            assert_eq!(words, counted, "step {step}, a build: the words against its counts");
+            assert!(counted.1 > 0, "capacity 6 should overflow");
+            last = Some(counted);
+            built += 1;
+        } else {
+            assert_eq!(Some(words), last, "step {step}, the lists kept: the last build's words");
+            kept += 1;
+        }
+    }
+    assert!(built > 2 && kept > 0, "{built} builds, {kept} steps kept the lists");
+}
