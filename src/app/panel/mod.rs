@@ -411,7 +411,7 @@ fn diagnostics(ui: &mut egui::Ui, r: &Readout, controls: &Controls) {
     let skin = r.sim.params.list_skin;
     ui.small(match r.sim.lists {
         Some(max) if skin > 0.0 => format!(
-            "neighbour lists kept between grid builds: within {:.2} h, up to {max} neighbours; built again once a particle may have moved {:.3} h",
+            "neighbour lists kept between grid builds: within {:.2} h, up to {max} neighbours; built again once a particle may have moved {:.3} h (the grid diagnostics are the last build's)",
             1.0 + skin,
             0.5 * skin
         ),
@@ -419,7 +419,7 @@ fn diagnostics(ui: &mut egui::Ui, r: &Readout, controls: &Controls) {
         None => "neighbour lists off (too many particles for one storage binding): every pass walks the grid".to_string(),
     });
     if !controls.options.diagnostics {
-        ui.small("grid diagnostics are off (the count pass runs without them)");
+        ui.small("grid diagnostics are off (the grid build runs without them)");
     }
 }
 
