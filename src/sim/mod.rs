@@ -848,9 +848,9 @@ impl Sim {
         };
         let passes = fresh_passes.as_ref().unwrap_or(&self.passes);
         let fresh_cells = match layout {
-            Some(layout) => {
-                Some(out_of_memory_scope(&self.device, || CellBuffers::new(&self.device, &passes.scan, layout, self.fixed.grid_diagnostics()))??)
-            }
+            Some(layout) => Some(out_of_memory_scope(&self.device, || {
+                CellBuffers::new(&self.device, &passes.scan, layout, self.fixed.grid_diagnostics())
+            })??),
             None => None,
         };
         let cells = fresh_cells.as_ref().unwrap_or(&self.cells);

@@ -81,8 +81,8 @@ impl ScanPass {
         let c = [("WG_SIZE", WG_SIZE as f64)];
         let reduce = shader::pipeline(device, "grid.scan.reduce", &layout, &module, "reduce", &c);
         let down = shader::pipeline(device, "grid.scan.down", &layout, &module, "down", &c);
-        let down_diag = diagnostics
-            .then(|| shader::pipeline(device, "grid.scan.down_diag", &layout, &module, "down", &[c[0], ("DIAG", 1.0)]));
+        let down_diag =
+            diagnostics.then(|| shader::pipeline(device, "grid.scan.down_diag", &layout, &module, "down", &[c[0], ("DIAG", 1.0)]));
         Ok(Self { layout, bindings, reduce, down, down_diag })
     }
 
