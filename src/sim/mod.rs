@@ -978,7 +978,9 @@ impl Sim {
         // and a step that keeps the lists copies the particles to the other set instead, so the
         // current set alternates every step whatever the GPU decides. Without, every step builds.
         let keeps = self.fixed.keeps;
-        let built = !keeps || !self.lists_built || self.sensor_due();
+        // a deterministic step (turned on live: a simulation made deterministic keeps no lists)
+        // orders its cells by id at every build, which only the CPU-recorded build does
+        let built = !keeps || !self.lists_built || self.sensor_due() || self.options.deterministic;
         let reorder = keeps || self.reorders_next();
         encoder.push_debug_group("sim.step");
 

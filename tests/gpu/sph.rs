@@ -413,6 +413,36 @@ fn live_option_changes_with_kept_lists() {
     assert!(dx < TOL_X && dv < TOL_V, "dx {dx:.2e}, dv {dv:.2e}");
 }
 
+/// A simulation that keeps its lists, made deterministic while it runs (the panel's checkbox):
+/// from then on every step builds the grid with its cells in id order; made so before its first
+/// step, two runs give the same bits whatever their submits.
+#[test]
+fn deterministic_turned_on_with_kept_lists_builds_every_step() {
+    let state = build(&small_drop());
+    let kept = SimOptions { list_skin: 0.1, order: CellOrder::Linear, cell_size: 0.5, ..options(1) };
+    let deterministic = SimOptions { deterministic: true, ..kept.clone() };
+    let mut s = sim(&state, kept.clone());
+    assert!(s.keeps_lists());
+    s.run(20);
+    let (b0, k0) = s.list_builds().unwrap();
+    assert!(k0 > 0, "the lists were kept before");
+    s.set_options(deterministic.clone()).expect("deterministic, live");
+    s.run(30);
+    let (b1, k1) = s.list_builds().unwrap();
+    assert_eq!((b1 - b0, k1), (30, k0), "every deterministic step builds");
+    let run = |chunk: u32| {
+        let mut s = sim(&state, kept.clone());
+        s.set_options(deterministic.clone()).expect("deterministic, live");
+        for _ in 0..(30 / chunk) {
+            s.run(chunk);
+        }
+        s.read_particles().unwrap().by_id()
+    };
+    let (a, b) = (run(30), run(5));
+    assert_eq!(a.pos_mass, b.pos_mass, "positions, one submit against six");
+    assert_eq!(a.vel_rho, b.vel_rho, "velocities and densities, one submit against six");
+}
+
 #[test]
 fn all_pairs_baseline_density_matches_the_cpu_twin() {
     let state = build(&small_drop());

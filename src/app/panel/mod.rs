@@ -486,6 +486,9 @@ fn simulation(ui: &mut egui::Ui, c: &mut Controls, r: &Readout, actions: &mut Ve
         .on_hover_text(format!("h = {} m; smaller cells search more of them, larger ones hold more particles", r.sim.params.h));
     ui.add(slider(&mut o.reorder_interval, limits::REORDER_INTERVAL).logarithmic(true).text("reorder every (steps)"))
         .on_hover_text(limits::REORDER_INTERVAL.allowed());
+    if r.sim.params.list_skin > 0.0 {
+        ui.small("the neighbour lists are kept between grid builds: every build reorders, whatever the interval");
+    }
     let mut morton = o.order == CellOrder::Morton;
     if ui.checkbox(&mut morton, "Morton cell order").changed() {
         o.order = if morton { CellOrder::Morton } else { CellOrder::Linear };
