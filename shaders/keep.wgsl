@@ -11,7 +11,7 @@
 // grid.scatter, the reorder, and the walking sph.density and sph.wall_pressure of the skin it
 // chose: the skinned ones, or those of lists built every step where it chose none) and none of
 // the listed ones, or the other way round. A build also clears the grid diagnostics words (max per cell, overflows),
-// which grid.count then fills; a step that keeps the lists leaves the last build's there.
+// which grid.scan's first level then fills; a step that keeps the lists leaves the last build's there.
 //
 // #import common
 

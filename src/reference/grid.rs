@@ -77,8 +77,8 @@ pub fn build_grid_with_free(layout: &GridLayout, positions: &[Vec3], free: impl 
 }
 
 /// `(max_per_cell, overflows)` from the final cell counts: `max n_c` and
-/// `Σ_c max(n_c − capacity, 0)` (saturating at `u32::MAX`), which is what the count pass's
-/// `rank + 1` bookkeeping yields whatever order its atomics ran in.
+/// `Σ_c max(n_c − capacity, 0)` (saturating at `u32::MAX`), what grid.scan's first level takes
+/// from the counts (the free slots' cell left out by the caller).
 pub fn grid_diagnostics(counts: &[u32], capacity: u32) -> (u32, u32) {
     let max = counts.iter().copied().max().unwrap_or(0);
     let overflows: u64 = counts.iter().map(|&n| n.saturating_sub(capacity) as u64).sum();

@@ -181,8 +181,8 @@ mod tests {
         assert_eq!(entry(ENTRY_LISTED), [3907, 1, 1, WHEN_LISTED]);
         assert_eq!(entry(ENTRY_SKINNED), [3907, 1, 1, WHEN_SKINNED]);
         assert_eq!(entry(ENTRY_WITHIN_H), [3907, 1, 1, WHEN_WITHIN_H]);
-        assert_eq!(entry(ENTRY_SCAN), [977, 1, 1, 0]);
-        assert_eq!(entry(ENTRY_SCAN + 1), [1, 1, 1, 0]);
+        assert_eq!(entry(ENTRY_SCAN), [977, 1, 1, WHEN_BUILD]);
+        assert_eq!(entry(ENTRY_SCAN + 1), [1, 1, 1, WHEN_BUILD]);
         assert_eq!(entry(ENTRY_SCAN + 2), [0, 0, 0, 0], "an entry without a level stays empty");
         assert!(w[LIVE as usize..FULL as usize].iter().all(|&x| x == 0), "the live dispatches start empty");
     }

@@ -51,7 +51,7 @@ pub struct SimOptions {
     /// Reorder every this many steps (0 = never).
     pub reorder_interval: u32,
     pub order: CellOrder,
-    /// Grid diagnostics compiled into grid.count.
+    /// Grid diagnostics compiled into the grid build (grid.scan's first level).
     pub diagnostics: bool,
     /// Order every cell's particles by id after the grid build (grid.sort_cells), so that the
     /// step gives the same bits on every run (at a cost: docs/PERFORMANCE.md).
