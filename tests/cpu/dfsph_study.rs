@@ -52,3 +52,86 @@ fn momentum_in_the_pressure_solve() {
         }
     }
 }
+
+/// Largest |ρ − ρ0| / ρ0 of fluid particles more than h below the column's top `top`.
+fn density_error_below_h(sim: &RefSim, top: f64) -> f64 {
+    let h = sim.params.h as f64;
+    let rho0 = sim.params.rest_density as f64;
+    (0..sim.pos_mass.len())
+        .filter(|&i| sim.pos_mass[i][3] > 0.0 && sim.pos_mass[i][1] < top - h)
+        .map(|i| ((sim.vel_rho[i][3] - rho0) / rho0).abs())
+        .fold(0.0, f64::max)
+}
+
+/// The pressure solve on the coarse column (20 layers), a slab 50 layers deep and the coarse dam
+/// break: iterations, kinetic energy, the largest density error more than h below the top over
+/// the second half (docs/VALIDATION.md, "DFSPH", conjugate gradients). With
+/// `docs/studies/dfsph_cg_twin_study.patch` applied, `RS_*` variables choose the twin's
+/// variants; `RS_CASES` (column,slab,dam), `RS_TOL` (the density tolerance) and `RS_WORST`
+/// (print the column's worst particles) work without it. `cargo test --release --test cpu
+/// dfsph_study::solve_variants -- --ignored --nocapture` (about ten minutes on two cores).
+#[test]
+#[ignore = "a study: the solve's variants; run with --ignored --nocapture"]
+fn solve_variants() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let column = Scene::load(&root.join("scenes/validation/hydrostatic_dfsph_ci.ron")).unwrap();
+    // a slab 50 layers deep: 0.5 × 1.0 × 0.1 m at 0.02 m
+    let mut slab = column.clone();
+    slab.physics.spacing = 0.02;
+    slab.domain.max = [0.5, 1.2, 0.1];
+    slab.fluid[0].min = Some([0.0; 3]);
+    slab.fluid[0].max = Some([0.5, 1.0, 0.1]);
+    slab.probes = Default::default();
+    let mut dam = Scene::load(&root.join("scenes/dam_break_dfsph.ron")).unwrap();
+    dam.physics.spacing = 0.04;
+    dam.physics.dt = 4e-4;
+    dam.physics.time_step = TimeStep::Adaptive { min: 1e-5, max: 5e-3, cfl: 0.4 };
+    dam.physics.dfsph = column.physics.dfsph;
+    let tol: Option<f32> = std::env::var("RS_TOL").ok().and_then(|v| v.parse().ok());
+    let which = std::env::var("RS_CASES").unwrap_or("column,slab,dam".into());
+    for (name, scene, steps, from) in [("column", &column, 1500u64, 100u64), ("slab", &slab, 1000, 100), ("dam", &dam, 300, 0)] {
+        if !which.contains(name) {
+            continue;
+        }
+        let mut scene = scene.clone();
+        if let Some(t) = tol {
+            scene.physics.dfsph.tolerance = t;
+        }
+        let state = setup::build(&scene);
+        let mut sim = RefSim::new(&state);
+        let (mut sum, mut n, mut most, mut worst_rho) = (0.0, 0u32, 0u32, 0.0f64);
+        let mut ke_peak = 0.0f64;
+        for step in 0..steps {
+            sim.step();
+            ke_peak = ke_peak.max(sim.kinetic_energy());
+            if step >= from {
+                sum += sim.last.pressure_iterations as f64;
+                n += 1;
+                most = most.max(sim.last.pressure_iterations);
+                if step >= steps / 2 {
+                    worst_rho = worst_rho.max(density_error_below_h(&sim, 1.0));
+                }
+            }
+        }
+        if std::env::var("RS_WORST").is_ok() {
+            let h = sim.params.h as f64;
+            let mut v: Vec<usize> = (0..sim.pos_mass.len()).filter(|&i| sim.pos_mass[i][3] > 0.0 && sim.pos_mass[i][1] < 1.0 - h).collect();
+            v.sort_by(|&a, &b| (sim.vel_rho[b][3] - 1000.0).abs().partial_cmp(&(sim.vel_rho[a][3] - 1000.0).abs()).unwrap());
+            for &i in v.iter().take(6) {
+                println!(
+                    "  worst: x {:.3} {:.3} {:.3} rho {:.2} kappa_total {:.4e}",
+                    sim.pos_mass[i][0], sim.pos_mass[i][1], sim.pos_mass[i][2], sim.vel_rho[i][3], sim.kappa_total[i]
+                );
+            }
+        }
+        println!(
+            "{name}: iterations {:.2} / {most}, KE end {:.4} J (peak {:.4}), max density error below h 2nd half {:.3} %, clamps {}, sim {:.3} s",
+            sum / n.max(1) as f64,
+            sim.kinetic_energy(),
+            ke_peak,
+            100.0 * worst_rho,
+            sim.wall_clamps,
+            sim.time
+        );
+    }
+}
