@@ -7,3 +7,4 @@ mod assets;
 mod dfsph_study;
 mod reference_scenes;
 mod scenes;
+mod wave_study;

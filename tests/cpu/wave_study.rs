@@ -1,0 +1,294 @@
+//! A study, not a check: a standing wave (the first sloshing mode of a closed tank) on the CPU
+//! twin, WCSPH, to find what takes a gravity wave's energy (docs/VALIDATION.md, "Wave maker").
+//! Prints the mode's velocity amplitude and the fluid's energy (kinetic, gravitational, the
+//! Tait compression energy) over time, and the decay rate fitted to the mode's peaks.
+//! `WS_*` variables choose the variant (see `env`). `cargo test --release --test cpu
+//! wave_study:: -- --ignored --nocapture`.
+
+// particle ids and 3 × 3 matrix entries index several arrays at once here
+#![allow(clippy::needless_range_loop)]
+
+use rillet::reference::RefSim;
+use rillet::scene::{Scene, setup};
+
+fn env(name: &str, default: f64) -> f64 {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+#[test]
+#[ignore = "a study: a standing wave's decay on the twin; run with --ignored --nocapture"]
+fn standing_wave_decay() {
+    let s = env("WS_SPACING", 0.01);
+    let len = env("WS_LENGTH", 0.4);
+    let depth = env("WS_DEPTH", 0.2);
+    let width = env("WS_WIDTH", 0.05);
+    let amp = env("WS_AMP", 0.02);
+    let alpha = env("WS_ALPHA", 0.02);
+    let approach = env("WS_APPROACH", 1.0);
+    let t_end = env("WS_T", 3.0);
+    let c_mult = env("WS_C", 1.0);
+    // 0: the twin's step (Adami's wall pressure); 1: each wall particle's pressure from its own
+    // summation density over all neighbours (fluid and wall), `p_b = p(Σ_j |w_j| W_bj)`
+    let wall = env("WS_WALL", 0.0) as u32;
+    // 1: the pressure force with a kernel gradient correction (see `study_step`)
+    let kgc = env("WS_KGC", 0.0) as u32;
+    let text = format!(
+        "(name: \"standing wave\", domain: (min: (0.0, 0.0, 0.0), max: ({len}, {top}, {width})),
+          fluid: [(min: (0.0, 0.0, 0.0), max: ({len}, {depth}, {width}))],
+          physics: (spacing: {s}, rest_density: 1000.0, pressure: Auto, viscosity: {alpha},
+                    wall_approach_viscosity: {approach}, dt: 0.0002))",
+        top = depth * 2.0
+    );
+    let mut scene = Scene::parse(&text, "standing wave").unwrap();
+    let state0 = setup::build(&scene);
+    let c = state0.params.sound_speed as f64 * c_mult;
+    let h = state0.params.h as f64;
+    scene.physics.dt = (0.4 * h / c) as f32;
+    if c_mult != 1.0 {
+        scene.physics.pressure = rillet::scene::Pressure::SpeedOfSound(c as f32);
+    }
+    let support = env("WS_SUPPORT", 2.0);
+    if support != 2.0 {
+        scene.walls.layers = support.ceil() as u32;
+    }
+    let mut state = setup::build(&scene);
+    if support != 2.0 {
+        // the kernel's support in spacings changed after the build: h, the particles' mass
+        // (ρ0 on the lattice) and the walls' ψ (= m: the walls are at least h thick)
+        let h = support * s;
+        state.params.h = h as f32;
+        let kern = rillet::reference::CubicKernel::new(h);
+        let r = support.ceil() as i32;
+        let mut sum = 0.0;
+        for i in -r..=r {
+            for j in -r..=r {
+                for l in -r..=r {
+                    sum += kern.w(s * ((i * i + j * j + l * l) as f64).sqrt());
+                }
+            }
+        }
+        let m = (1000.0 / sum) as f32;
+        for p in &mut state.pos_mass {
+            if p[3] != 0.0 {
+                p[3] = m * p[3].signum();
+            }
+        }
+        state.params.dt = (0.4 * h / c) as f32;
+    }
+    let mut sim = RefSim::new(&state);
+    let g = 9.81f64;
+    let k = std::f64::consts::PI / len;
+    let omega = (g * k * (k * depth).tanh()).sqrt();
+    let rho0 = 1000.0f64;
+    let b = sim.params.stiffness as f64;
+    // the mode's velocity field at t = 0 (flat surface, the velocity at its largest):
+    // φ = (aω/k) cosh(ky)/sinh(kd) cos(kx), u = ∇φ
+    let mode = |x: f64, y: f64| -> [f64; 3] {
+        let f = amp * omega / (k * depth).sinh();
+        [-f * (k * y).cosh() * (k * x).sin(), f * (k * y).sinh() * (k * x).cos(), 0.0]
+    };
+    // settle first (WS_SETTLE seconds with α = 0.2, then at rest): the column released at ρ0
+    // and no pressure rings with sound whose energy is the wave's order
+    let settle = env("WS_SETTLE", 0.0);
+    if settle > 0.0 {
+        let alpha0 = sim.params.viscosity;
+        sim.params.viscosity = 0.2;
+        while sim.time < settle {
+            if wall == 0 && kgc == 0 { sim.step() } else { study_step(&mut sim, wall, kgc) }
+        }
+        sim.params.viscosity = alpha0;
+        sim.time = 0.0;
+    }
+    let n = sim.n_particles();
+    let mut norm = 0.0;
+    for i in 0..n {
+        if sim.is_fluid(i) {
+            let p = sim.pos_mass[i];
+            let u = mode(p[0], p[1]);
+            sim.vel_rho[i][0] = u[0];
+            sim.vel_rho[i][1] = u[1];
+            sim.vel_rho[i][2] = 0.0;
+            norm += p[3] * (u[0] * u[0] + u[1] * u[1]);
+        }
+    }
+    let energy = |sim: &RefSim| -> (f64, f64, f64, f64) {
+        let (mut ke, mut pe, mut ue, mut a) = (0.0, 0.0, 0.0, 0.0);
+        for i in 0..sim.n_particles() {
+            if !sim.is_fluid(i) {
+                continue;
+            }
+            let p = sim.pos_mass[i];
+            let v = sim.vel_rho[i];
+            ke += 0.5 * p[3] * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+            pe += p[3] * g * p[1];
+            let r = v[3].max(rho0);
+            ue += p[3] * b * (r.powi(6) / (6.0 * rho0.powi(7)) - 1.0 / (6.0 * rho0) + 1.0 / r - 1.0 / rho0);
+            let u = mode(p[0], p[1]);
+            a += p[3] * (v[0] * u[0] + v[1] * u[1]);
+        }
+        (ke, pe, ue, a / norm)
+    };
+    println!(
+        "wall model {wall}, gradient correction {kgc}; standing wave: L {len} m, d {depth} m, width {width} m, spacing {s} m, a {amp} m, alpha {alpha}, approach {approach}, c {c:.1} m/s, dt {:.2e} s, k {k:.3}, omega {omega:.3} (T {:.3} s), {n} particles",
+        sim.params.dt,
+        2.0 * std::f64::consts::PI / omega
+    );
+    let (_, pe0, _, _) = energy(&sim);
+    let mut samples = Vec::new();
+    let every = ((0.01 / sim.params.dt as f64).round() as u64).max(1);
+    let mut step = 0u64;
+    while sim.time < t_end {
+        if step.is_multiple_of(every) {
+            let (ke, pe, ue, a) = energy(&sim);
+            samples.push((sim.time, a, ke, pe - pe0, ue));
+        }
+        if wall == 0 && kgc == 0 {
+            sim.step();
+        } else {
+            study_step(&mut sim, wall, kgc);
+        }
+        step += 1;
+        if !sim.vel_rho.iter().all(|v| v.iter().all(|c| c.is_finite())) {
+            println!("blew up at {:.3} s", sim.time);
+            return;
+        }
+    }
+    // peaks of |A| (one per half period): their log against time gives the amplitude's decay rate
+    let mut peaks = Vec::new();
+    for w in samples.windows(3) {
+        let (a0, a1, a2) = (w[0].1.abs(), w[1].1.abs(), w[2].1.abs());
+        if a1 > a0 && a1 >= a2 && a1 > 0.2 {
+            peaks.push((w[1].0, a1));
+        }
+    }
+    for (t, a, ke, pe, ue) in samples.iter().step_by(5) {
+        println!("t {t:.3}  A {a:+.4}  KE {ke:.5}  PE-PE0 {pe:.5}  U {ue:.5}  E {:.5}", ke + pe + ue);
+    }
+    let m = peaks.len() as f64;
+    let (st, sl) = peaks.iter().fold((0.0, 0.0), |(a, b), &(t, p)| (a + t, b + p.ln()));
+    let (tm, lm) = (st / m, sl / m);
+    let (num, den) = peaks.iter().fold((0.0, 0.0), |(a, b), &(t, p)| (a + (t - tm) * (p.ln() - lm), b + (t - tm) * (t - tm)));
+    let rate = -num / den;
+    println!("peaks: {:?}", peaks.iter().map(|(t, p)| format!("{t:.2}:{p:.3}")).collect::<Vec<_>>());
+    let nu = rate / (2.0 * k * k);
+    println!(
+        "decay rate of the mode's amplitude {rate:.4} 1/s (a viscosity 2 nu k^2 would need nu = {nu:.2e} m2/s; Monaghan's alpha h c / 10 = {:.2e}); clamps {}",
+        alpha * h * c / 10.0,
+        sim.wall_clamps
+    );
+}
+
+/// One WCSPH step as [`RefSim::step`] (fixed dt, no moving solids, no emitters) with the wall
+/// particles' pressure by the study's model `wall`.
+fn study_step(sim: &mut RefSim, wall: u32, kgc: u32) {
+    let nb = sim.neighbours();
+    sim.compute_density(&nb);
+    match wall {
+        1 => {
+            let k = rillet::reference::CubicKernel::new(sim.h());
+            for b in 0..sim.n_particles() {
+                if !sim.is_boundary(b) {
+                    continue;
+                }
+                let xb = sim.pos_mass[b];
+                let mut rho = 0.0;
+                for &j in &nb[b] {
+                    let xj = sim.pos_mass[j as usize];
+                    let r = ((xb[0] - xj[0]).powi(2) + (xb[1] - xj[1]).powi(2) + (xb[2] - xj[2]).powi(2)).sqrt();
+                    rho += xj[3].abs() * k.w(r);
+                }
+                sim.vel_rho[b][3] = rho;
+            }
+        }
+        0 => sim.compute_wall_pressure(&nb),
+        _ => panic!("WS_WALL: 0 or 1"),
+    }
+    sim.compute_forces(&nb);
+    if kgc > 0 {
+        gradient_correction(sim, &nb, kgc);
+    }
+    sim.integrate();
+    sim.time += sim.params.dt as f64;
+    sim.steps += 1;
+}
+
+/// Replaces the pressure part of each fluid particle's acceleration, `−Σ_j |w_j| (P_i + P_j) ∇W_ij`,
+/// by the same sum with the corrected gradient `½ (L_i + L_j) ∇W_ij` (momentum conserving),
+/// `L_i = G_i⁻¹`, `G_i = Σ_j V_j ∇W_ij ⊗ (x_j − x_i)` over all neighbours (`V_j = |w_j| / ρ_j`;
+/// walls at ρ0), which makes the gradient exact for linear fields on any arrangement. `L = I`
+/// for wall particles and where G is far from I. Variant 2: `L_i ∇W_ij` (the particle's own
+/// correction only; linear momentum is then not exactly conserved); 3: the symmetric form
+/// between fluid particles and `L_i` against walls (det G < 0.5: the free surface's truncated
+/// kernel).
+fn gradient_correction(sim: &mut RefSim, nb: &[Vec<u32>], variant: u32) {
+    let h = sim.h();
+    let k = rillet::reference::CubicKernel::new(h);
+    let n = sim.n_particles();
+    let rho0 = sim.params.rest_density as f64;
+    let grad = |x: [f64; 3]| -> [f64; 3] {
+        let r = (x[0] * x[0] + x[1] * x[1] + x[2] * x[2]).sqrt();
+        if r <= 1e-9 * h || r >= h {
+            return [0.0; 3];
+        }
+        let d = k.dw_dr(r) / r;
+        [d * x[0], d * x[1], d * x[2]]
+    };
+    let ident = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+    let mut l = vec![ident; n];
+    for i in 0..n {
+        if !sim.is_fluid(i) {
+            continue;
+        }
+        let xi = sim.pos_mass[i];
+        let mut g = [[0.0f64; 3]; 3];
+        for &j in &nb[i] {
+            let j = j as usize;
+            let xj = sim.pos_mass[j];
+            let x = [xi[0] - xj[0], xi[1] - xj[1], xi[2] - xj[2]];
+            let gr = grad(x);
+            let v = xj[3].abs() / if sim.is_fluid(j) { sim.vel_rho[j][3] } else { rho0 };
+            for a in 0..3 {
+                for b in 0..3 {
+                    g[a][b] -= v * gr[a] * x[b];
+                }
+            }
+        }
+        let det = g[0][0] * (g[1][1] * g[2][2] - g[1][2] * g[2][1]) - g[0][1] * (g[1][0] * g[2][2] - g[1][2] * g[2][0])
+            + g[0][2] * (g[1][0] * g[2][1] - g[1][1] * g[2][0]);
+        if det < 0.5 {
+            continue;
+        }
+        let mut inv = [[0.0; 3]; 3];
+        for a in 0..3 {
+            for b in 0..3 {
+                let (a1, a2, b1, b2) = ((b + 1) % 3, (b + 2) % 3, (a + 1) % 3, (a + 2) % 3);
+                inv[a][b] = (g[a1][b1] * g[a2][b2] - g[a1][b2] * g[a2][b1]) / det;
+            }
+        }
+        l[i] = inv;
+    }
+    let pr: Vec<f64> = sim.vel_rho.iter().map(|v| sim.pressure(v[3]) / (v[3] * v[3])).collect();
+    for i in 0..n {
+        if !sim.is_fluid(i) {
+            continue;
+        }
+        let xi = sim.pos_mass[i];
+        for &j in &nb[i] {
+            let j = j as usize;
+            if j == i {
+                continue;
+            }
+            let xj = sim.pos_mass[j];
+            let x = [xi[0] - xj[0], xi[1] - xj[1], xi[2] - xj[2]];
+            let gr = grad(x);
+            let s = xj[3].abs() * (pr[i] + pr[j]);
+            for a in 0..3 {
+                // 1: ½ (L_i + L_j), L = I for walls; 2: L_i alone; 3: ½ (L_i + L_j) between
+                // fluid particles, L_i against walls
+                let lj = if variant == 1 || (variant == 3 && sim.is_fluid(j)) { l[j][a] } else { l[i][a] };
+                let corrected: f64 = (0..3).map(|b| 0.5 * (l[i][a][b] + lj[b]) * gr[b]).sum();
+                sim.acc[i][a] += s * (gr[a] - corrected);
+            }
+        }
+    }
+}
