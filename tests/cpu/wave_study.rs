@@ -2,8 +2,15 @@
 //! twin, WCSPH, to find what takes a gravity wave's energy (docs/VALIDATION.md, "Wave maker").
 //! Prints the mode's velocity amplitude and the fluid's energy (kinetic, gravitational, the
 //! Tait compression energy) over time, and the decay rate fitted to the mode's peaks.
-//! `WS_*` variables choose the variant (see `env`). `cargo test --release --test cpu
-//! wave_study:: -- --ignored --nocapture`.
+//! `WS_*` variables choose the variant: `WS_SPACING` (0.01 m), `WS_LENGTH` (0.4 m), `WS_DEPTH`
+//! (0.2 m), `WS_WIDTH` (0.05 m), `WS_AMP` (the mode's amplitude, 0.02 m), `WS_ALPHA` (0.02),
+//! `WS_APPROACH` (the walls' approach viscosity, 1), `WS_C` (times the scene's speed of sound),
+//! `WS_SUPPORT` (the kernel's support in spacings, 2), `WS_SETTLE` (seconds to settle first, 0),
+//! `WS_T` (seconds to run, 3), `WS_WALL` (0 the scenes' walls, 1 conservative walls: see
+//! [`study_step`]), `WS_KGC` (a kernel gradient correction, 1–3: see [`gradient_correction`]).
+//! `cargo test --release --test cpu wave_study:: -- --ignored --nocapture` runs both studies
+//! (the standing wave and [`piston_flume`]); docs/VALIDATION.md, "Resolution, and a standing
+//! wave on the CPU twin", has what they measured.
 
 // particle ids and 3 × 3 matrix entries index several arrays at once here
 #![allow(clippy::needless_range_loop)]
