@@ -6,8 +6,10 @@
 //! (0.2 m), `WS_WIDTH` (0.05 m), `WS_AMP` (the mode's amplitude, 0.02 m), `WS_ALPHA` (0.02),
 //! `WS_APPROACH` (the walls' approach viscosity, 1), `WS_C` (times the scene's speed of sound),
 //! `WS_SUPPORT` (the kernel's support in spacings, 2), `WS_SETTLE` (seconds to settle first, 0),
-//! `WS_T` (seconds to run, 3), `WS_WALL` (0 the scenes' walls, 1 conservative walls: see
-//! [`study_step`]), `WS_KGC` (a kernel gradient correction, 1–3: see [`gradient_correction`]).
+//! `WS_T` (seconds to run, 3), `WS_DT` (the step as a fraction of 0.4 h / c, 1), `WS_WALL` (0
+//! the scenes' walls, 1 conservative walls: see [`study_step`]), `WS_KGC` (a kernel gradient
+//! correction, 1–3: see [`gradient_correction`]; 4: [`corrected_continuity`], with `WS_PLAIN=1`
+//! the same scheme uncorrected).
 //! `cargo test --release --test cpu wave_study:: -- --ignored --nocapture` runs both studies
 //! (the standing wave and [`piston_flume`]); docs/VALIDATION.md, "Resolution, and a standing
 //! wave on the CPU twin", has what they measured.
@@ -50,7 +52,8 @@ fn standing_wave_decay() {
     let state0 = setup::build(&scene);
     let c = state0.params.sound_speed as f64 * c_mult;
     let h = state0.params.h as f64;
-    scene.physics.dt = (0.4 * h / c) as f32;
+    // WS_DT: the step as a fraction of the acoustic 0.4 h / c (density by continuity needs less)
+    scene.physics.dt = (env("WS_DT", 1.0) * 0.4 * h / c) as f32;
     if c_mult != 1.0 {
         scene.physics.pressure = rillet::scene::Pressure::SpeedOfSound(c as f32);
     }
@@ -80,7 +83,7 @@ fn standing_wave_decay() {
                 p[3] = m * p[3].signum();
             }
         }
-        state.params.dt = (0.4 * h / c) as f32;
+        state.params.dt = (env("WS_DT", 1.0) * 0.4 * h / c) as f32;
     }
     let mut sim = RefSim::new(&state);
     let g = 9.81f64;
@@ -96,6 +99,9 @@ fn standing_wave_decay() {
     };
     // settle first (WS_SETTLE seconds with α = 0.2, then at rest): the column released at ρ0
     // and no pressure rings with sound whose energy is the wave's order
+    if kgc == 4 {
+        init_continuity(&mut sim);
+    }
     let settle = env("WS_SETTLE", 0.0);
     if settle > 0.0 {
         let alpha0 = sim.params.viscosity;
@@ -120,16 +126,23 @@ fn standing_wave_decay() {
     }
     let energy = |sim: &RefSim| -> (f64, f64, f64, f64) {
         let (mut ke, mut pe, mut ue, mut a) = (0.0, 0.0, 0.0, 0.0);
+        let u_of = |m: f64, rho: f64| {
+            let r = rho.max(rho0);
+            m * b * (r.powi(6) / (6.0 * rho0.powi(7)) - 1.0 / (6.0 * rho0) + 1.0 / r - 1.0 / rho0)
+        };
         for i in 0..sim.n_particles() {
             if !sim.is_fluid(i) {
+                // variant 4's walls carry a compression energy of their own
+                if kgc == 4 && sim.is_boundary(i) {
+                    ue += u_of(sim.pos_mass[i][3].abs(), sim.vel_rho[i][3]);
+                }
                 continue;
             }
             let p = sim.pos_mass[i];
             let v = sim.vel_rho[i];
             ke += 0.5 * p[3] * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
             pe += p[3] * g * p[1];
-            let r = v[3].max(rho0);
-            ue += p[3] * b * (r.powi(6) / (6.0 * rho0.powi(7)) - 1.0 / (6.0 * rho0) + 1.0 / r - 1.0 / rho0);
+            ue += u_of(p[3], v[3]);
             let u = mode(p[0], p[1]);
             a += p[3] * (v[0] * u[0] + v[1] * u[1]);
         }
@@ -189,6 +202,10 @@ fn standing_wave_decay() {
 /// particles' pressure by the study's model `wall`.
 fn study_step(sim: &mut RefSim, wall: u32, kgc: u32) {
     let nb = sim.neighbours();
+    if kgc == 4 {
+        corrected_continuity(sim, &nb);
+        return;
+    }
     sim.compute_density(&nb);
     match wall {
         1 => {
@@ -226,10 +243,10 @@ fn study_step(sim: &mut RefSim, wall: u32, kgc: u32) {
 /// by the same sum with the corrected gradient `½ (L_i + L_j) ∇W_ij` (momentum conserving),
 /// `L_i = G_i⁻¹`, `G_i = Σ_j V_j ∇W_ij ⊗ (x_j − x_i)` over all neighbours (`V_j = |w_j| / ρ_j`;
 /// walls at ρ0), which makes the gradient exact for linear fields on any arrangement. `L = I`
-/// for wall particles and where G is far from I. Variant 2: `L_i ∇W_ij` (the particle's own
-/// correction only; linear momentum is then not exactly conserved); 3: the symmetric form
-/// between fluid particles and `L_i` against walls (det G < 0.5: the free surface's truncated
-/// kernel).
+/// for wall particles and where G is far from I (det G < 0.5: the free surface's truncated
+/// kernel). Variant 2: `L_i ∇W_ij` (the particle's own correction only; linear momentum is then
+/// not exactly conserved); 3: the symmetric form between fluid particles and `L_i` against
+/// walls; 4: see [`corrected_continuity`].
 fn gradient_correction(sim: &mut RefSim, nb: &[Vec<u32>], variant: u32) {
     let h = sim.h();
     let k = rillet::reference::CubicKernel::new(h);
@@ -390,4 +407,146 @@ fn piston_flume() {
         );
     }
     println!("clamps {}", sim.wall_clamps);
+}
+
+/// `L_i = G_i⁻¹` for every particle, fluid and wall (`L = I` where det G < 0.5), with `V_j =
+/// |w_j| / ρ_j` (the walls' ρ too).
+fn correction_matrices(sim: &RefSim, nb: &[Vec<u32>]) -> Vec<[[f64; 3]; 3]> {
+    let h = sim.h();
+    let k = rillet::reference::CubicKernel::new(h);
+    let ident = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+    (0..sim.n_particles())
+        .map(|i| {
+            let xi = sim.pos_mass[i];
+            if xi[3] == 0.0 {
+                return ident;
+            }
+            let mut g = [[0.0f64; 3]; 3];
+            for &j in &nb[i] {
+                let xj = sim.pos_mass[j as usize];
+                let x = [xi[0] - xj[0], xi[1] - xj[1], xi[2] - xj[2]];
+                let r = (x[0] * x[0] + x[1] * x[1] + x[2] * x[2]).sqrt();
+                if r <= 1e-9 * h || r >= h {
+                    continue;
+                }
+                let v = xj[3].abs() / sim.vel_rho[j as usize][3] * k.dw_dr(r) / r;
+                for a in 0..3 {
+                    for b in 0..3 {
+                        g[a][b] -= v * x[a] * x[b];
+                    }
+                }
+            }
+            let det = g[0][0] * (g[1][1] * g[2][2] - g[1][2] * g[2][1]) - g[0][1] * (g[1][0] * g[2][2] - g[1][2] * g[2][0])
+                + g[0][2] * (g[1][0] * g[2][1] - g[1][1] * g[2][0]);
+            if det < 0.5 {
+                return ident;
+            }
+            let mut inv = [[0.0; 3]; 3];
+            for a in 0..3 {
+                for b in 0..3 {
+                    let (a1, a2, b1, b2) = ((b + 1) % 3, (b + 2) % 3, (a + 1) % 3, (a + 2) % 3);
+                    inv[a][b] = (g[a1][b1] * g[a2][b2] - g[a1][b2] * g[a2][b1]) / det;
+                }
+            }
+            inv
+        })
+        .collect()
+}
+
+/// Variant 4, a corrected scheme that keeps the energy: every particle's density (the walls'
+/// too) by the continuity equation with the corrected gradient, `dρ_i/dt = Σ_j |w_j| (v_i − v_j)
+/// · L_i ∇W_ij`, and the pressure force `−Σ_j |w_j| (P_i L_i + P_j L_j) ∇W_ij`: then
+/// `d/dt Σ_i m_i u(ρ_i) = −Σ_i m_i v_i · a_i^pressure` exactly (semi-discretely) and the pair
+/// forces are opposite. The walls are particles held in place (their velocity that of their
+/// solid). Density starts from the summation ([`init_continuity`]).
+fn corrected_continuity(sim: &mut RefSim, nb: &[Vec<u32>]) {
+    let h = sim.h();
+    let k = rillet::reference::CubicKernel::new(h);
+    let n = sim.n_particles();
+    // WS_PLAIN: L = I (plain continuity and the symmetric force), to tell the two apart
+    let l = if env("WS_PLAIN", 0.0) > 0.0 {
+        vec![[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]; n]
+    } else {
+        correction_matrices(sim, nb)
+    };
+    let grad = |x: [f64; 3]| -> [f64; 3] {
+        let r = (x[0] * x[0] + x[1] * x[1] + x[2] * x[2]).sqrt();
+        if r <= 1e-9 * h || r >= h {
+            return [0.0; 3];
+        }
+        let d = k.dw_dr(r) / r;
+        [d * x[0], d * x[1], d * x[2]]
+    };
+    let mul = |m: &[[f64; 3]; 3], v: [f64; 3]| [0, 1, 2].map(|a| m[a][0] * v[0] + m[a][1] * v[1] + m[a][2] * v[2]);
+    for b in 0..n {
+        if sim.is_boundary(b) {
+            let v = sim.wall_motion[b][0];
+            sim.vel_rho[b][..3].copy_from_slice(&v);
+        }
+    }
+    sim.compute_forces(nb);
+    let pr: Vec<f64> = sim.vel_rho.iter().map(|v| sim.pressure(v[3]) / (v[3] * v[3])).collect();
+    for i in 0..n {
+        if !sim.is_fluid(i) {
+            continue;
+        }
+        let xi = sim.pos_mass[i];
+        for &j in &nb[i] {
+            let j = j as usize;
+            if j == i {
+                continue;
+            }
+            let xj = sim.pos_mass[j];
+            let gr = grad([xi[0] - xj[0], xi[1] - xj[1], xi[2] - xj[2]]);
+            let (gi, gj) = (mul(&l[i], gr), mul(&l[j], gr));
+            for a in 0..3 {
+                // compute_forces put −|w_j| (P_i + P_j) ∇W_ij in; the corrected term instead
+                sim.acc[i][a] += xj[3].abs() * ((pr[i] + pr[j]) * gr[a] - (pr[i] * gi[a] + pr[j] * gj[a]));
+            }
+        }
+    }
+    // symplectic in (v, ρ): the density moves with the velocities the kick has just given, over
+    // the positions the forces saw (forward Euler in both grows every sound wave)
+    let x_old = sim.pos_mass.clone();
+    sim.integrate();
+    let mut drho = vec![0.0; n];
+    for i in 0..n {
+        if x_old[i][3] == 0.0 {
+            continue;
+        }
+        let (xi, vi) = (x_old[i], sim.vel_rho[i]);
+        for &j in &nb[i] {
+            let j = j as usize;
+            let (xj, vj) = (x_old[j], sim.vel_rho[j]);
+            let gi = mul(&l[i], grad([xi[0] - xj[0], xi[1] - xj[1], xi[2] - xj[2]]));
+            drho[i] += xj[3].abs() * ((vi[0] - vj[0]) * gi[0] + (vi[1] - vj[1]) * gi[1] + (vi[2] - vj[2]) * gi[2]);
+        }
+    }
+    let dt = sim.params.dt as f64;
+    for i in 0..n {
+        if x_old[i][3] != 0.0 {
+            sim.vel_rho[i][3] += dt * drho[i];
+        }
+    }
+    sim.time += dt;
+    sim.steps += 1;
+}
+
+/// Every particle's density by summation (walls over fluid and wall neighbours): variant 4's start.
+fn init_continuity(sim: &mut RefSim) {
+    let nb = sim.neighbours();
+    let k = rillet::reference::CubicKernel::new(sim.h());
+    for i in 0..sim.n_particles() {
+        if sim.pos_mass[i][3] == 0.0 {
+            continue;
+        }
+        let xi = sim.pos_mass[i];
+        sim.vel_rho[i][3] = nb[i]
+            .iter()
+            .map(|&j| {
+                let xj = sim.pos_mass[j as usize];
+                xj[3].abs() * k.w(((xi[0] - xj[0]).powi(2) + (xi[1] - xj[1]).powi(2) + (xi[2] - xj[2]).powi(2)).sqrt())
+            })
+            .sum();
+    }
 }
