@@ -326,7 +326,7 @@ fn gradient_correction(sim: &mut RefSim, nb: &[Vec<u32>], variant: u32) {
 /// 0.5, 1.0 and 1.5 m from the tank's end (each from the particles in a window 0.1 m wide,
 /// scaled so that the fitted mean level is the still depth), fitted over 3–6 s, against
 /// linear wave-maker theory's 3.84 cm. `cargo test --release --test cpu
-/// wave_study::piston_flume -- --ignored --nocapture` (several minutes on two cores).
+/// wave_study::piston_flume -- --ignored --nocapture` (about ten minutes on two cores).
 #[test]
 #[ignore = "a study: a piston wave maker on the twin; run with --ignored --nocapture"]
 fn piston_flume() {
