@@ -248,54 +248,40 @@ fn study_step(sim: &mut RefSim, wall: u32, kgc: u32) {
 /// not exactly conserved); 3: the symmetric form between fluid particles and `L_i` against
 /// walls; 4: see [`corrected_continuity`].
 fn gradient_correction(sim: &mut RefSim, nb: &[Vec<u32>], variant: u32) {
+    let l = correction_matrices(sim, nb, false);
+    let fluid: Vec<bool> = (0..sim.n_particles()).map(|j| sim.is_fluid(j)).collect();
+    replace_pressure(sim, nb, |pr, i, j, gr| {
+        // 1: ½ (L_i + L_j), L = I for walls; 2: L_i alone; 3: ½ (L_i + L_j) between fluid
+        // particles, L_i against walls
+        let lj = if variant == 1 || (variant == 3 && fluid[j]) { &l[j] } else { &l[i] };
+        let (gi, gj) = (mul(&l[i], gr), mul(lj, gr));
+        [0, 1, 2].map(|a| 0.5 * (pr[i] + pr[j]) * (gi[a] + gj[a]))
+    });
+}
+
+/// `∇W(x)` of the cubic spline `k` with support `h` (zero at r = 0 and beyond h).
+fn kernel_grad(k: &rillet::reference::CubicKernel, h: f64, x: [f64; 3]) -> [f64; 3] {
+    let r = (x[0] * x[0] + x[1] * x[1] + x[2] * x[2]).sqrt();
+    if r <= 1e-9 * h || r >= h {
+        return [0.0; 3];
+    }
+    let d = k.dw_dr(r) / r;
+    [d * x[0], d * x[1], d * x[2]]
+}
+
+/// `m v` for a 3 × 3 matrix.
+fn mul(m: &[[f64; 3]; 3], v: [f64; 3]) -> [f64; 3] {
+    [0, 1, 2].map(|a| m[a][0] * v[0] + m[a][1] * v[1] + m[a][2] * v[2])
+}
+
+/// Replaces the pressure part that [`RefSim::compute_forces`] put in each fluid particle's
+/// acceleration, `−Σ_j |w_j| (P_i + P_j) ∇W_ij`, by `−Σ_j |w_j| term(P, i, j, ∇W_ij)` (P = p/ρ²
+/// of every particle).
+fn replace_pressure(sim: &mut RefSim, nb: &[Vec<u32>], term: impl Fn(&[f64], usize, usize, [f64; 3]) -> [f64; 3]) {
     let h = sim.h();
     let k = rillet::reference::CubicKernel::new(h);
-    let n = sim.n_particles();
-    let rho0 = sim.params.rest_density as f64;
-    let grad = |x: [f64; 3]| -> [f64; 3] {
-        let r = (x[0] * x[0] + x[1] * x[1] + x[2] * x[2]).sqrt();
-        if r <= 1e-9 * h || r >= h {
-            return [0.0; 3];
-        }
-        let d = k.dw_dr(r) / r;
-        [d * x[0], d * x[1], d * x[2]]
-    };
-    let ident = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
-    let mut l = vec![ident; n];
-    for i in 0..n {
-        if !sim.is_fluid(i) {
-            continue;
-        }
-        let xi = sim.pos_mass[i];
-        let mut g = [[0.0f64; 3]; 3];
-        for &j in &nb[i] {
-            let j = j as usize;
-            let xj = sim.pos_mass[j];
-            let x = [xi[0] - xj[0], xi[1] - xj[1], xi[2] - xj[2]];
-            let gr = grad(x);
-            let v = xj[3].abs() / if sim.is_fluid(j) { sim.vel_rho[j][3] } else { rho0 };
-            for a in 0..3 {
-                for b in 0..3 {
-                    g[a][b] -= v * gr[a] * x[b];
-                }
-            }
-        }
-        let det = g[0][0] * (g[1][1] * g[2][2] - g[1][2] * g[2][1]) - g[0][1] * (g[1][0] * g[2][2] - g[1][2] * g[2][0])
-            + g[0][2] * (g[1][0] * g[2][1] - g[1][1] * g[2][0]);
-        if det < 0.5 {
-            continue;
-        }
-        let mut inv = [[0.0; 3]; 3];
-        for a in 0..3 {
-            for b in 0..3 {
-                let (a1, a2, b1, b2) = ((b + 1) % 3, (b + 2) % 3, (a + 1) % 3, (a + 2) % 3);
-                inv[a][b] = (g[a1][b1] * g[a2][b2] - g[a1][b2] * g[a2][b1]) / det;
-            }
-        }
-        l[i] = inv;
-    }
     let pr: Vec<f64> = sim.vel_rho.iter().map(|v| sim.pressure(v[3]) / (v[3] * v[3])).collect();
-    for i in 0..n {
+    for i in 0..sim.n_particles() {
         if !sim.is_fluid(i) {
             continue;
         }
@@ -306,15 +292,10 @@ fn gradient_correction(sim: &mut RefSim, nb: &[Vec<u32>], variant: u32) {
                 continue;
             }
             let xj = sim.pos_mass[j];
-            let x = [xi[0] - xj[0], xi[1] - xj[1], xi[2] - xj[2]];
-            let gr = grad(x);
-            let s = xj[3].abs() * (pr[i] + pr[j]);
+            let gr = kernel_grad(&k, h, [xi[0] - xj[0], xi[1] - xj[1], xi[2] - xj[2]]);
+            let t = term(&pr, i, j, gr);
             for a in 0..3 {
-                // 1: ½ (L_i + L_j), L = I for walls; 2: L_i alone; 3: ½ (L_i + L_j) between
-                // fluid particles, L_i against walls
-                let lj = if variant == 1 || (variant == 3 && sim.is_fluid(j)) { l[j][a] } else { l[i][a] };
-                let corrected: f64 = (0..3).map(|b| 0.5 * (l[i][a][b] + lj[b]) * gr[b]).sum();
-                sim.acc[i][a] += s * (gr[a] - corrected);
+                sim.acc[i][a] += xj[3].abs() * ((pr[i] + pr[j]) * gr[a] - t[a]);
             }
         }
     }
@@ -409,16 +390,18 @@ fn piston_flume() {
     println!("clamps {}", sim.wall_clamps);
 }
 
-/// `L_i = G_i⁻¹` for every particle, fluid and wall (`L = I` where det G < 0.5), with `V_j =
-/// |w_j| / ρ_j` (the walls' ρ too).
-fn correction_matrices(sim: &RefSim, nb: &[Vec<u32>]) -> Vec<[[f64; 3]; 3]> {
+/// `L_i = G_i⁻¹` (`L = I` where det G < 0.5) with `V_j = |w_j| / ρ_j`: with `all` for every
+/// particle, fluid and wall, the walls' ρ theirs; without it for fluid only (`L = I` for walls),
+/// wall neighbours at ρ0.
+fn correction_matrices(sim: &RefSim, nb: &[Vec<u32>], all: bool) -> Vec<[[f64; 3]; 3]> {
     let h = sim.h();
+    let rho0 = sim.params.rest_density as f64;
     let k = rillet::reference::CubicKernel::new(h);
     let ident = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
     (0..sim.n_particles())
         .map(|i| {
             let xi = sim.pos_mass[i];
-            if xi[3] == 0.0 {
+            if xi[3] == 0.0 || !(all || sim.is_fluid(i)) {
                 return ident;
             }
             let mut g = [[0.0f64; 3]; 3];
@@ -429,7 +412,8 @@ fn correction_matrices(sim: &RefSim, nb: &[Vec<u32>]) -> Vec<[[f64; 3]; 3]> {
                 if r <= 1e-9 * h || r >= h {
                     continue;
                 }
-                let v = xj[3].abs() / sim.vel_rho[j as usize][3] * k.dw_dr(r) / r;
+                let rho = if all || sim.is_fluid(j as usize) { sim.vel_rho[j as usize][3] } else { rho0 };
+                let v = xj[3].abs() / rho * k.dw_dr(r) / r;
                 for a in 0..3 {
                     for b in 0..3 {
                         g[a][b] -= v * x[a] * x[b];
@@ -467,17 +451,9 @@ fn corrected_continuity(sim: &mut RefSim, nb: &[Vec<u32>]) {
     let l = if env("WS_PLAIN", 0.0) > 0.0 {
         vec![[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]; n]
     } else {
-        correction_matrices(sim, nb)
+        correction_matrices(sim, nb, true)
     };
-    let grad = |x: [f64; 3]| -> [f64; 3] {
-        let r = (x[0] * x[0] + x[1] * x[1] + x[2] * x[2]).sqrt();
-        if r <= 1e-9 * h || r >= h {
-            return [0.0; 3];
-        }
-        let d = k.dw_dr(r) / r;
-        [d * x[0], d * x[1], d * x[2]]
-    };
-    let mul = |m: &[[f64; 3]; 3], v: [f64; 3]| [0, 1, 2].map(|a| m[a][0] * v[0] + m[a][1] * v[1] + m[a][2] * v[2]);
+    let grad = |x: [f64; 3]| kernel_grad(&k, h, x);
     for b in 0..n {
         if sim.is_boundary(b) {
             let v = sim.wall_motion[b][0];
@@ -485,26 +461,10 @@ fn corrected_continuity(sim: &mut RefSim, nb: &[Vec<u32>]) {
         }
     }
     sim.compute_forces(nb);
-    let pr: Vec<f64> = sim.vel_rho.iter().map(|v| sim.pressure(v[3]) / (v[3] * v[3])).collect();
-    for i in 0..n {
-        if !sim.is_fluid(i) {
-            continue;
-        }
-        let xi = sim.pos_mass[i];
-        for &j in &nb[i] {
-            let j = j as usize;
-            if j == i {
-                continue;
-            }
-            let xj = sim.pos_mass[j];
-            let gr = grad([xi[0] - xj[0], xi[1] - xj[1], xi[2] - xj[2]]);
-            let (gi, gj) = (mul(&l[i], gr), mul(&l[j], gr));
-            for a in 0..3 {
-                // compute_forces put −|w_j| (P_i + P_j) ∇W_ij in; the corrected term instead
-                sim.acc[i][a] += xj[3].abs() * ((pr[i] + pr[j]) * gr[a] - (pr[i] * gi[a] + pr[j] * gj[a]));
-            }
-        }
-    }
+    replace_pressure(sim, nb, |pr, i, j, gr| {
+        let (gi, gj) = (mul(&l[i], gr), mul(&l[j], gr));
+        [0, 1, 2].map(|a| pr[i] * gi[a] + pr[j] * gj[a])
+    });
     // symplectic in (v, ρ): the density moves with the velocities the kick has just given, over
     // the positions the forces saw (forward Euler in both grows every sound wave)
     let x_old = sim.pos_mass.clone();
