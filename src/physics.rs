@@ -60,7 +60,7 @@ pub fn cubic_w(r: f64, h: f64) -> f64 {
 /// `Σ W(x_k)` over the infinite cubic lattice of spacing `s` (every site within `h` of the
 /// origin, the origin included): a fluid particle's mass is `ρ0 / Σ W`, so that a particle
 /// inside a full lattice has exactly the rest density.
-pub(crate) fn lattice_kernel_sum(s: f64, h: f64) -> f64 {
+pub fn lattice_kernel_sum(s: f64, h: f64) -> f64 {
     let reach = (h / s).ceil() as i32;
     let mut sum = 0.0;
     for k in -reach..=reach {

@@ -39,7 +39,8 @@ fn standing_wave_decay() {
     // 0: the twin's step (Adami's wall pressure); 1: each wall particle's pressure from its own
     // summation density over all neighbours (fluid and wall), `p_b = p(Σ_j |w_j| W_bj)`
     let wall = env("WS_WALL", 0.0) as u32;
-    // 1: the pressure force with a kernel gradient correction (see `study_step`)
+    // 1–3: the pressure force with a kernel gradient correction (`gradient_correction`);
+    // 4: the corrected continuity scheme (`corrected_continuity`, whose walls are its own)
     let kgc = env("WS_KGC", 0.0) as u32;
     let text = format!(
         "(name: \"standing wave\", domain: (min: (0.0, 0.0, 0.0), max: ({len}, {top}, {width})),
@@ -67,17 +68,7 @@ fn standing_wave_decay() {
         // (ρ0 on the lattice) and the walls' ψ (= m: the walls are at least h thick)
         let h = support * s;
         state.params.h = h as f32;
-        let kern = rillet::reference::CubicKernel::new(h);
-        let r = support.ceil() as i32;
-        let mut sum = 0.0;
-        for i in -r..=r {
-            for j in -r..=r {
-                for l in -r..=r {
-                    sum += kern.w(s * ((i * i + j * j + l * l) as f64).sqrt());
-                }
-            }
-        }
-        let m = (1000.0 / sum) as f32;
+        let m = (1000.0 / rillet::physics::lattice_kernel_sum(s, h)) as f32;
         for p in &mut state.pos_mass {
             if p[3] != 0.0 {
                 p[3] = m * p[3].signum();
@@ -97,11 +88,11 @@ fn standing_wave_decay() {
         let f = amp * omega / (k * depth).sinh();
         [-f * (k * y).cosh() * (k * x).sin(), f * (k * y).sinh() * (k * x).cos(), 0.0]
     };
-    // settle first (WS_SETTLE seconds with α = 0.2, then at rest): the column released at ρ0
-    // and no pressure rings with sound whose energy is the wave's order
     if kgc == 4 {
         init_continuity(&mut sim);
     }
+    // settle first (WS_SETTLE seconds with α = 0.2, then at rest): the column released at ρ0
+    // and no pressure rings with sound whose energy is the wave's order
     let settle = env("WS_SETTLE", 0.0);
     if settle > 0.0 {
         let alpha0 = sim.params.viscosity;
@@ -198,9 +189,11 @@ fn standing_wave_decay() {
     );
 }
 
-/// One WCSPH step as [`RefSim::step`] (fixed dt, no moving solids, no emitters) with the wall
-/// particles' pressure by the study's model `wall`.
+/// One WCSPH step as [`RefSim::step`] (fixed dt, no emitters, no floating bodies) with the wall
+/// particles' pressure by the study's model `wall` and the correction `kgc` (4: the corrected
+/// continuity scheme, which sets the walls' density itself).
 fn study_step(sim: &mut RefSim, wall: u32, kgc: u32) {
+    sim.move_solids();
     let nb = sim.neighbours();
     if kgc == 4 {
         corrected_continuity(sim, &nb);
@@ -209,19 +202,11 @@ fn study_step(sim: &mut RefSim, wall: u32, kgc: u32) {
     sim.compute_density(&nb);
     match wall {
         1 => {
-            let k = rillet::reference::CubicKernel::new(sim.h());
             for b in 0..sim.n_particles() {
                 if !sim.is_boundary(b) {
                     continue;
                 }
-                let xb = sim.pos_mass[b];
-                let mut rho = 0.0;
-                for &j in &nb[b] {
-                    let xj = sim.pos_mass[j as usize];
-                    let r = ((xb[0] - xj[0]).powi(2) + (xb[1] - xj[1]).powi(2) + (xb[2] - xj[2]).powi(2)).sqrt();
-                    rho += xj[3].abs() * k.w(r);
-                }
-                sim.vel_rho[b][3] = rho;
+                sim.vel_rho[b][3] = summation_density(sim, &nb, b);
                 // a moving wall particle carries its own velocity (the viscosities' v_b)
                 let v = sim.wall_motion[b][0];
                 sim.vel_rho[b][..3].copy_from_slice(&v);
@@ -343,7 +328,6 @@ fn piston_flume() {
         if wall == 0 {
             sim.step();
         } else {
-            sim.move_solids();
             study_step(&mut sim, wall, 0);
         }
         step += 1;
@@ -492,21 +476,25 @@ fn corrected_continuity(sim: &mut RefSim, nb: &[Vec<u32>]) {
     sim.steps += 1;
 }
 
+/// `Σ_j |w_j| W(x_i − x_j)` over `nb[i]` (fluid and wall neighbours, `i` included).
+fn summation_density(sim: &RefSim, nb: &[Vec<u32>], i: usize) -> f64 {
+    let k = rillet::reference::CubicKernel::new(sim.h());
+    let xi = sim.pos_mass[i];
+    nb[i]
+        .iter()
+        .map(|&j| {
+            let xj = sim.pos_mass[j as usize];
+            xj[3].abs() * k.w(((xi[0] - xj[0]).powi(2) + (xi[1] - xj[1]).powi(2) + (xi[2] - xj[2]).powi(2)).sqrt())
+        })
+        .sum()
+}
+
 /// Every particle's density by summation (walls over fluid and wall neighbours): variant 4's start.
 fn init_continuity(sim: &mut RefSim) {
     let nb = sim.neighbours();
-    let k = rillet::reference::CubicKernel::new(sim.h());
     for i in 0..sim.n_particles() {
-        if sim.pos_mass[i][3] == 0.0 {
-            continue;
+        if sim.pos_mass[i][3] != 0.0 {
+            sim.vel_rho[i][3] = summation_density(sim, &nb, i);
         }
-        let xi = sim.pos_mass[i];
-        sim.vel_rho[i][3] = nb[i]
-            .iter()
-            .map(|&j| {
-                let xj = sim.pos_mass[j as usize];
-                xj[3].abs() * k.w(((xi[0] - xj[0]).powi(2) + (xi[1] - xj[1]).powi(2) + (xi[2] - xj[2]).powi(2)).sqrt())
-            })
-            .sum();
     }
 }
