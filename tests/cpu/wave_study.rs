@@ -9,7 +9,9 @@
 //! `WS_T` (seconds to run, 3), `WS_DT` (the step as a fraction of 0.4 h / c, 1), `WS_WALL` (0
 //! the scenes' walls, 1 conservative walls: see [`study_step`]), `WS_KGC` (a kernel gradient
 //! correction, 1–3: see [`gradient_correction`]; 4: [`corrected_continuity`], with `WS_PLAIN=1`
-//! the same scheme uncorrected).
+//! the same scheme uncorrected; 5, 6: [`pressure_split`], with `WS_PB` and `WS_SPLITCLAMP`; 7:
+//! [`consistent_bulk`], with `WS_SHIFT`, `WS_NCP` and `WS_BAND`; 8: [`continuity_consistent`],
+//! the same with `WS_DELTA`).
 //! `cargo test --release --test cpu wave_study:: -- --ignored --nocapture` runs both studies
 //! (the standing wave and [`piston_flume`]); docs/VALIDATION.md, "Resolution, and a standing
 //! wave on the CPU twin", has what they measured.
@@ -40,7 +42,8 @@ fn standing_wave_decay() {
     // summation density over all neighbours (fluid and wall), `p_b = p(Σ_j |w_j| W_bj)`
     let wall = env("WS_WALL", 0.0) as u32;
     // 1–3: the pressure force with a kernel gradient correction (`gradient_correction`);
-    // 4: the corrected continuity scheme (`corrected_continuity`, whose walls are its own)
+    // 4: the corrected continuity scheme (`corrected_continuity`, whose walls are its own);
+    // 5, 6: `pressure_split`; 7: `consistent_bulk`; 8: `continuity_consistent`
     let kgc = env("WS_KGC", 0.0) as u32;
     let text = format!(
         "(name: \"standing wave\", domain: (min: (0.0, 0.0, 0.0), max: ({len}, {top}, {width})),
@@ -90,6 +93,16 @@ fn standing_wave_decay() {
     };
     if kgc == 4 {
         init_continuity(&mut sim);
+    }
+    if kgc == 8 {
+        // hydrostatic density below the still level (the Tait law inverted), ρ0 above it
+        let b = sim.params.stiffness as f64;
+        for i in 0..sim.n_particles() {
+            if sim.is_fluid(i) {
+                let p = rho0 * g * (depth - sim.pos_mass[i][1]).max(0.0);
+                sim.vel_rho[i][3] = rho0 * (1.0 + p / b).powf(1.0 / 7.0);
+            }
+        }
     }
     // settle first (WS_SETTLE seconds with α = 0.2, then at rest): the column released at ρ0
     // and no pressure rings with sound whose energy is the wave's order
@@ -199,6 +212,10 @@ fn study_step(sim: &mut RefSim, wall: u32, kgc: u32) {
         corrected_continuity(sim, &nb);
         return;
     }
+    if kgc == 8 {
+        continuity_consistent(sim, &nb);
+        return;
+    }
     sim.compute_density(&nb);
     match wall {
         1 => {
@@ -216,10 +233,20 @@ fn study_step(sim: &mut RefSim, wall: u32, kgc: u32) {
         _ => panic!("WS_WALL: 0 or 1"),
     }
     sim.compute_forces(&nb);
-    if kgc > 0 {
+    let mut shift = Vec::new();
+    if kgc == 7 {
+        shift = consistent_bulk(sim, &nb);
+    } else if kgc == 5 || kgc == 6 {
+        pressure_split(sim, &nb, kgc);
+    } else if kgc > 0 {
         gradient_correction(sim, &nb, kgc);
     }
     sim.integrate();
+    for (i, d) in shift.iter().enumerate() {
+        for a in 0..3 {
+            sim.pos_mass[i][a] += d[a];
+        }
+    }
     sim.time += sim.params.dt as f64;
     sim.steps += 1;
 }
@@ -242,6 +269,193 @@ fn gradient_correction(sim: &mut RefSim, nb: &[Vec<u32>], variant: u32) {
         let (gi, gj) = (mul(&l[i], gr), mul(lj, gr));
         [0, 1, 2].map(|a| 0.5 * (pr[i] + pr[j]) * (gi[a] + gj[a]))
     });
+}
+
+/// Variants 5 and 6: what the pressure's size (not its gradient) does to the wave. 5: the
+/// symmetric sum form with a background `P_b` (`WS_PB`, Pa) added to every pressure (the force
+/// of a uniform pressure is zero in the continuum, not on particles off a lattice). 6: the
+/// pressure split into the still water's hydrostatic part `p_s = ρ0 g (d − y)` and the rest:
+/// `−Σ_j |w_j| [(p'_i/ρ_i² + p'_j/ρ_j²) + (p_s,j − p_s,i)/(ρ_i ρ_j)] ∇W_ij`, `p' = p − p_s`
+/// (the sum form for the rest, the difference form — exact for a uniform field — for the
+/// hydrostatic part; `WS_SPLITCLAMP=1`: `max(p', 0)` in the sum).
+fn pressure_split(sim: &mut RefSim, nb: &[Vec<u32>], variant: u32) {
+    let rho0 = sim.params.rest_density as f64;
+    let d = env("WS_DEPTH", 0.2);
+    let pb = env("WS_PB", 0.0);
+    let clamp = env("WS_SPLITCLAMP", 0.0) > 0.0;
+    let n = sim.n_particles();
+    let rho: Vec<f64> = (0..n).map(|i| sim.vel_rho[i][3]).collect();
+    let ps: Vec<f64> = (0..n).map(|i| if variant == 6 { rho0 * 9.81 * (d - sim.pos_mass[i][1]) } else { -pb }).collect();
+    let pr: Vec<f64> = (0..n)
+        .map(|i| {
+            let p = sim.pressure(rho[i]) - ps[i];
+            (if clamp { p.max(0.0) } else { p }) / (rho[i] * rho[i])
+        })
+        .collect();
+    replace_pressure(sim, nb, |_, i, j, gr| {
+        let hyd = if variant == 6 { (ps[j] - ps[i]) / (rho[i] * rho[j]) } else { 0.0 };
+        [0, 1, 2].map(|a| (pr[i] + pr[j] + hyd) * gr[a])
+    });
+}
+
+/// Variant 7: a first-order consistent pressure gradient in the bulk with a particle shifting
+/// that keeps the particles ordered instead (the scheme of DualSPHysics 5.4's "advanced
+/// shifting" with its non-conservative pressure, written from its description): each fluid
+/// particle's `div r = −Σ_j V_j (x_i − x_j)·∇W_ij` (3 inside the water) marks the free surface
+/// (`< 2.75`) and the band within the kernel of it. In the bulk (neither) the pressure force is
+/// `−L_i Σ_j V_j (p_j − p_i)/ρ_i ∇W_ij` (exact for a linear pressure on any arrangement; walls
+/// with their Adami pressure), and the particle is shifted after the step by
+/// `δx = −β (h/2)² Σ_j V_j ∇W_ij` (β = `WS_SHIFT`, 0.01; at most 0.1 spacing a component);
+/// the band keeps the symmetric sum form and is not shifted. `WS_NCP=0`: the shifting alone.
+/// Returns the shifts (zero for walls).
+fn consistent_bulk(sim: &mut RefSim, nb: &[Vec<u32>]) -> Vec<[f64; 3]> {
+    let h = sim.h();
+    let k = rillet::reference::CubicKernel::new(h);
+    let n = sim.n_particles();
+    let beta = env("WS_SHIFT", 0.01);
+    let ncp = env("WS_NCP", 1.0) > 0.0;
+    let spacing = env("WS_SPACING", 0.01);
+    let rho: Vec<f64> = (0..n).map(|i| sim.vel_rho[i][3]).collect();
+    let press: Vec<f64> = rho.iter().map(|&r| sim.pressure(r)).collect();
+    let mut div = vec![3.0; n];
+    let mut gc = vec![[0.0; 3]; n];
+    for i in 0..n {
+        if !sim.is_fluid(i) {
+            continue;
+        }
+        let xi = sim.pos_mass[i];
+        let mut d = 0.0;
+        for &j in &nb[i] {
+            let xj = sim.pos_mass[j as usize];
+            let x = [xi[0] - xj[0], xi[1] - xj[1], xi[2] - xj[2]];
+            let gr = kernel_grad(&k, h, x);
+            let v = xj[3].abs() / rho[j as usize];
+            d -= v * (x[0] * gr[0] + x[1] * gr[1] + x[2] * gr[2]);
+            for a in 0..3 {
+                gc[i][a] += v * gr[a];
+            }
+        }
+        div[i] = d;
+    }
+    let surface: Vec<bool> = (0..n).map(|i| sim.is_fluid(i) && div[i] < 2.75).collect();
+    // WS_BAND=0: no band (the consistent form everywhere but on the surface's own particles)
+    let band = env("WS_BAND", 1.0) > 0.0;
+    let bulk: Vec<bool> = (0..n).map(|i| sim.is_fluid(i) && !surface[i] && !(band && nb[i].iter().any(|&j| surface[j as usize]))).collect();
+    let l = correction_matrices(sim, nb, false);
+    if ncp {
+        replace_pressure(sim, nb, |pr, i, j, gr| {
+            if bulk[i] {
+                let g = mul(&l[i], gr);
+                let f = (press[j] - press[i]) / (rho[i] * rho[j]);
+                [0, 1, 2].map(|a| f * g[a])
+            } else {
+                [0, 1, 2].map(|a| (pr[i] + pr[j]) * gr[a])
+            }
+        });
+    }
+    let cap = 0.1 * spacing;
+    (0..n)
+        .map(|i| {
+            if !bulk[i] {
+                return [0.0; 3];
+            }
+            gc[i].map(|g| (-beta * 0.25 * h * h * g).clamp(-cap, cap))
+        })
+        .collect()
+}
+
+/// Variant 8: variant 7's pressure and shifting on a density by the continuity equation (so a
+/// shift leaves the density as it is), `dρ_i/dt = Σ_j |w_j| (v_i − v_j)·∇W_ij` (walls at their
+/// solid's velocity) plus the density diffusion of Molteni & Colagrossi (2009) over fluid
+/// neighbours with the hydrostatic part taken out (Fourtakas et al. 2019),
+/// `δ (h/2) c Σ_j 2 (ρ_j − ρ_i − ρ0 g (y_i − y_j)/c²) (x_j − x_i)·∇W_ij / (r² + 0.01 (h/2)²) V_j`
+/// (δ = `WS_DELTA`, 0.1); symplectic in (v, ρ): the density moves with the velocities the kick
+/// has just given. The fluid starts at the hydrostatic density.
+fn continuity_consistent(sim: &mut RefSim, nb: &[Vec<u32>]) {
+    let h = sim.h();
+    let k = rillet::reference::CubicKernel::new(h);
+    let n = sim.n_particles();
+    for b in 0..n {
+        if sim.is_boundary(b) {
+            let v = sim.wall_motion[b][0];
+            sim.vel_rho[b][..3].copy_from_slice(&v);
+        }
+    }
+    sim.compute_wall_pressure(nb);
+    sim.compute_forces(nb);
+    let shift = consistent_bulk(sim, nb);
+    let x_old = sim.pos_mass.clone();
+    let rho_old: Vec<f64> = (0..n).map(|i| sim.vel_rho[i][3]).collect();
+    sim.integrate();
+    let dt = sim.params.dt as f64;
+    let mut drho = vec![0.0; n];
+    for i in 0..n {
+        if x_old[i][3] <= 0.0 {
+            continue;
+        }
+        let (xi, vi) = (x_old[i], sim.vel_rho[i]);
+        for &j in &nb[i] {
+            let j = j as usize;
+            if j == i {
+                continue;
+            }
+            let xj = x_old[j];
+            let vj = if sim.is_boundary(j) {
+                [sim.wall_motion[j][0][0], sim.wall_motion[j][0][1], sim.wall_motion[j][0][2], 0.0]
+            } else {
+                sim.vel_rho[j]
+            };
+            let x = [xi[0] - xj[0], xi[1] - xj[1], xi[2] - xj[2]];
+            let gr = kernel_grad(&k, h, x);
+            drho[i] += xj[3].abs() * ((vi[0] - vj[0]) * gr[0] + (vi[1] - vj[1]) * gr[1] + (vi[2] - vj[2]) * gr[2]);
+        }
+    }
+    let diffusion = density_diffusion(sim, nb, &x_old, &rho_old);
+    for i in 0..n {
+        if x_old[i][3] > 0.0 {
+            sim.vel_rho[i][3] = rho_old[i] + dt * (drho[i] + diffusion[i]);
+            for a in 0..3 {
+                sim.pos_mass[i][a] += shift[i][a];
+            }
+        }
+    }
+    sim.time += dt;
+    sim.steps += 1;
+}
+
+/// The density diffusion of Molteni & Colagrossi (2009) with the hydrostatic part taken out
+/// (Fourtakas et al. 2019), fluid particles against fluid neighbours, on the positions `x` and
+/// densities `rho` of the step's start: `δ (h/2) c Σ_j 2 (ρ_j − ρ_i − ρ0 g (y_i − y_j)/c²)
+/// (x_j − x_i)·∇W_ij / (r² + 0.01 (h/2)²) V_j` (δ = `WS_DELTA`, 0.1 for variant 8, 0 for 4).
+fn density_diffusion(sim: &RefSim, nb: &[Vec<u32>], x: &[[f64; 4]], rho: &[f64]) -> Vec<f64> {
+    let h = sim.h();
+    let k = rillet::reference::CubicKernel::new(h);
+    let delta = env("WS_DELTA", if env("WS_KGC", 0.0) as u32 == 8 { 0.1 } else { 0.0 });
+    let c = sim.params.sound_speed as f64;
+    let rho0 = sim.params.rest_density as f64;
+    let hd = 0.5 * h;
+    (0..x.len())
+        .map(|i| {
+            if x[i][3] <= 0.0 || delta == 0.0 {
+                return 0.0;
+            }
+            let xi = x[i];
+            let mut d = 0.0;
+            for &j in &nb[i] {
+                let (j, xj) = (j as usize, x[j as usize]);
+                if j == i || xj[3] <= 0.0 {
+                    continue;
+                }
+                let r = [xi[0] - xj[0], xi[1] - xj[1], xi[2] - xj[2]];
+                let gr = kernel_grad(&k, h, r);
+                let r2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
+                let hyd = rho0 * 9.81 * (xi[1] - xj[1]) / (c * c);
+                let dot = -(r[0] * gr[0] + r[1] * gr[1] + r[2] * gr[2]);
+                d += 2.0 * (rho[j] - rho[i] - hyd) * dot / (r2 + 0.01 * hd * hd) * xj[3] / rho[j];
+            }
+            delta * hd * c * d
+        })
+        .collect()
 }
 
 /// `∇W(x)` of the cubic spline `k` with support `h` (zero at r = 0 and beyond h).
@@ -467,9 +681,11 @@ fn corrected_continuity(sim: &mut RefSim, nb: &[Vec<u32>]) {
         }
     }
     let dt = sim.params.dt as f64;
+    let rho_old: Vec<f64> = (0..n).map(|i| sim.vel_rho[i][3]).collect();
+    let diffusion = density_diffusion(sim, nb, &x_old, &rho_old);
     for i in 0..n {
         if x_old[i][3] != 0.0 {
-            sim.vel_rho[i][3] += dt * drho[i];
+            sim.vel_rho[i][3] += dt * (drho[i] + diffusion[i]);
         }
     }
     sim.time += dt;
