@@ -640,7 +640,8 @@ fn correction_matrices(sim: &RefSim, nb: &[Vec<u32>], all: bool) -> Vec<[[f64; 3
 /// · L_i ∇W_ij`, and the pressure force `−Σ_j |w_j| (P_i L_i + P_j L_j) ∇W_ij`: then
 /// `d/dt Σ_i m_i u(ρ_i) = −Σ_i m_i v_i · a_i^pressure` exactly (semi-discretely) and the pair
 /// forces are opposite. The walls are particles held in place (their velocity that of their
-/// solid). Density starts from the summation ([`init_continuity`]).
+/// solid). Density starts from the summation ([`init_continuity`]); `WS_REINIT=N` sets the
+/// fluid's from the positions again every N steps.
 fn corrected_continuity(sim: &mut RefSim, nb: &[Vec<u32>]) {
     let h = sim.h();
     let k = rillet::reference::CubicKernel::new(h);
@@ -656,6 +657,31 @@ fn corrected_continuity(sim: &mut RefSim, nb: &[Vec<u32>]) {
         if sim.is_boundary(b) {
             let v = sim.wall_motion[b][0];
             sim.vel_rho[b][..3].copy_from_slice(&v);
+        }
+    }
+    // WS_REINIT=N: every N steps each fluid particle's density from the positions again, by the
+    // Shepard-filtered summation `Σ_j |w_j| W_ij / Σ_j (|w_j|/ρ_j) W_ij` (full at the surface;
+    // the walls keep theirs, which carries the water's weight)
+    let reinit = env("WS_REINIT", 0.0) as u64;
+    if reinit > 0 && sim.steps.is_multiple_of(reinit) {
+        let rho: Vec<f64> = (0..n)
+            .map(|i| {
+                let xi = sim.pos_mass[i];
+                if xi[3] <= 0.0 {
+                    return sim.vel_rho[i][3];
+                }
+                let (mut num, mut den) = (0.0, 0.0);
+                for &j in &nb[i] {
+                    let xj = sim.pos_mass[j as usize];
+                    let w = k.w(((xi[0] - xj[0]).powi(2) + (xi[1] - xj[1]).powi(2) + (xi[2] - xj[2]).powi(2)).sqrt());
+                    num += xj[3].abs() * w;
+                    den += xj[3].abs() / sim.vel_rho[j as usize][3] * w;
+                }
+                num / den
+            })
+            .collect();
+        for (i, r) in rho.into_iter().enumerate() {
+            sim.vel_rho[i][3] = r;
         }
     }
     sim.compute_forces(nb);
