@@ -299,8 +299,8 @@ fn pressure_split(sim: &mut RefSim, nb: &[Vec<u32>], variant: u32) {
 }
 
 /// Variant 7: a first-order consistent pressure gradient in the bulk with a particle shifting
-/// that keeps the particles ordered instead (the scheme of DualSPHysics 5.4's "advanced
-/// shifting" with its non-conservative pressure, written from its description): each fluid
+/// that keeps the particles ordered instead (after the scheme of DualSPHysics 5.4's "advanced
+/// shifting" with its non-conservative pressure, as its description reads): each fluid
 /// particle's `div r = −Σ_j V_j (x_i − x_j)·∇W_ij` (3 inside the water) marks the free surface
 /// (`< 2.75`) and the band within the kernel of it. In the bulk (neither) the pressure force is
 /// `−L_i Σ_j V_j (p_j − p_i)/ρ_i ∇W_ij` (exact for a linear pressure on any arrangement; walls
