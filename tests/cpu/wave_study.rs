@@ -372,15 +372,8 @@ fn consistent_bulk(sim: &mut RefSim, nb: &[Vec<u32>]) -> Vec<[f64; 3]> {
 /// (δ = `WS_DELTA`, 0.1); symplectic in (v, ρ): the density moves with the velocities the kick
 /// has just given. The fluid starts at the hydrostatic density.
 fn continuity_consistent(sim: &mut RefSim, nb: &[Vec<u32>]) {
-    let h = sim.h();
-    let k = rillet::reference::CubicKernel::new(h);
     let n = sim.n_particles();
-    for b in 0..n {
-        if sim.is_boundary(b) {
-            let v = sim.wall_motion[b][0];
-            sim.vel_rho[b][..3].copy_from_slice(&v);
-        }
-    }
+    walls_at_their_velocity(sim);
     sim.compute_wall_pressure(nb);
     sim.compute_forces(nb);
     let shift = consistent_bulk(sim, nb);
@@ -388,28 +381,7 @@ fn continuity_consistent(sim: &mut RefSim, nb: &[Vec<u32>]) {
     let rho_old: Vec<f64> = (0..n).map(|i| sim.vel_rho[i][3]).collect();
     sim.integrate();
     let dt = sim.params.dt as f64;
-    let mut drho = vec![0.0; n];
-    for i in 0..n {
-        if x_old[i][3] <= 0.0 {
-            continue;
-        }
-        let (xi, vi) = (x_old[i], sim.vel_rho[i]);
-        for &j in &nb[i] {
-            let j = j as usize;
-            if j == i {
-                continue;
-            }
-            let xj = x_old[j];
-            let vj = if sim.is_boundary(j) {
-                [sim.wall_motion[j][0][0], sim.wall_motion[j][0][1], sim.wall_motion[j][0][2], 0.0]
-            } else {
-                sim.vel_rho[j]
-            };
-            let x = [xi[0] - xj[0], xi[1] - xj[1], xi[2] - xj[2]];
-            let gr = kernel_grad(&k, h, x);
-            drho[i] += xj[3].abs() * ((vi[0] - vj[0]) * gr[0] + (vi[1] - vj[1]) * gr[1] + (vi[2] - vj[2]) * gr[2]);
-        }
-    }
+    let drho = continuity_rate(sim, nb, &x_old, None);
     let diffusion = density_diffusion(sim, nb, &x_old, &rho_old);
     for i in 0..n {
         if x_old[i][3] > 0.0 {
@@ -421,6 +393,43 @@ fn continuity_consistent(sim: &mut RefSim, nb: &[Vec<u32>]) {
     }
     sim.time += dt;
     sim.steps += 1;
+}
+
+/// Each wall particle's velocity set to its solid's (the continuity schemes' `v_b`).
+fn walls_at_their_velocity(sim: &mut RefSim) {
+    for b in 0..sim.n_particles() {
+        if sim.is_boundary(b) {
+            let v = sim.wall_motion[b][0];
+            sim.vel_rho[b][..3].copy_from_slice(&v);
+        }
+    }
+}
+
+/// The continuity equation's rate for every particle (fluid and wall), on the positions `x` of
+/// the step's start and the velocities the kick has just given (symplectic in v, ρ):
+/// `dρ_i/dt = Σ_j |w_j| (v_i − v_j)·L_i ∇W_ij`, walls at their solid's velocity, `L_i = I`
+/// without `l` (variant 8), the correction matrices with it (variant 4).
+fn continuity_rate(sim: &RefSim, nb: &[Vec<u32>], x: &[[f64; 4]], l: Option<&[[[f64; 3]; 3]]>) -> Vec<f64> {
+    let h = sim.h();
+    let k = rillet::reference::CubicKernel::new(h);
+    let v = |j: usize| if sim.is_boundary(j) { sim.wall_motion[j][0] } else { [sim.vel_rho[j][0], sim.vel_rho[j][1], sim.vel_rho[j][2]] };
+    (0..x.len())
+        .map(|i| {
+            if x[i][3] == 0.0 {
+                return 0.0;
+            }
+            let (xi, vi) = (x[i], v(i));
+            nb[i]
+                .iter()
+                .map(|&j| {
+                    let (xj, vj) = (x[j as usize], v(j as usize));
+                    let gr = kernel_grad(&k, h, [xi[0] - xj[0], xi[1] - xj[1], xi[2] - xj[2]]);
+                    let g = l.map_or(gr, |l| mul(&l[i], gr));
+                    xj[3].abs() * ((vi[0] - vj[0]) * g[0] + (vi[1] - vj[1]) * g[1] + (vi[2] - vj[2]) * g[2])
+                })
+                .sum()
+        })
+        .collect()
 }
 
 /// The density diffusion of Molteni & Colagrossi (2009) with the hydrostatic part taken out
@@ -652,13 +661,7 @@ fn corrected_continuity(sim: &mut RefSim, nb: &[Vec<u32>]) {
     } else {
         correction_matrices(sim, nb, true)
     };
-    let grad = |x: [f64; 3]| kernel_grad(&k, h, x);
-    for b in 0..n {
-        if sim.is_boundary(b) {
-            let v = sim.wall_motion[b][0];
-            sim.vel_rho[b][..3].copy_from_slice(&v);
-        }
-    }
+    walls_at_their_velocity(sim);
     // WS_REINIT=N: every N steps each fluid particle's density from the positions again, by the
     // Shepard-filtered summation `Σ_j |w_j| W_ij / Σ_j (|w_j|/ρ_j) W_ij` (full at the surface;
     // the walls keep theirs, which carries the water's weight)
@@ -693,19 +696,7 @@ fn corrected_continuity(sim: &mut RefSim, nb: &[Vec<u32>]) {
     // the positions the forces saw (forward Euler in both grows every sound wave)
     let x_old = sim.pos_mass.clone();
     sim.integrate();
-    let mut drho = vec![0.0; n];
-    for i in 0..n {
-        if x_old[i][3] == 0.0 {
-            continue;
-        }
-        let (xi, vi) = (x_old[i], sim.vel_rho[i]);
-        for &j in &nb[i] {
-            let j = j as usize;
-            let (xj, vj) = (x_old[j], sim.vel_rho[j]);
-            let gi = mul(&l[i], grad([xi[0] - xj[0], xi[1] - xj[1], xi[2] - xj[2]]));
-            drho[i] += xj[3].abs() * ((vi[0] - vj[0]) * gi[0] + (vi[1] - vj[1]) * gi[1] + (vi[2] - vj[2]) * gi[2]);
-        }
-    }
+    let drho = continuity_rate(sim, nb, &x_old, Some(&l));
     let dt = sim.params.dt as f64;
     let rho_old: Vec<f64> = (0..n).map(|i| sim.vel_rho[i][3]).collect();
     let diffusion = density_diffusion(sim, nb, &x_old, &rho_old);
