@@ -6,7 +6,8 @@
 //! (0.2 m), `WS_WIDTH` (0.05 m), `WS_AMP` (the mode's amplitude, 0.02 m), `WS_ALPHA` (0.02),
 //! `WS_APPROACH` (the walls' approach viscosity, 1), `WS_C` (times the scene's speed of sound),
 //! `WS_SUPPORT` (the kernel's support in spacings, 2), `WS_SETTLE` (seconds to settle first, 0),
-//! `WS_T` (seconds to run, 3), `WS_DT` (the step as a fraction of 0.4 h / c, 1), `WS_WALL` (0
+//! `WS_T` (seconds to run, 3), `WS_DT` (the step as a fraction of 0.4 h / c, 1), `WS_FINEWALL`
+//! (the walls' lattice that many times finer than the fluid's, 1), `WS_WALL` (0
 //! the scenes' walls, 1 conservative walls: see [`study_step`]), `WS_KGC` (a kernel gradient
 //! correction, 1–3: see [`gradient_correction`]; 4: [`corrected_continuity`], with `WS_PLAIN=1`
 //! the same scheme uncorrected; 5, 6: [`pressure_split`], with `WS_PB` and `WS_SPLITCLAMP`; 7:
@@ -78,6 +79,27 @@ fn standing_wave_decay() {
             }
         }
         state.params.dt = (env("WS_DT", 1.0) * 0.4 * h / c) as f32;
+    }
+    // WS_FINEWALL=N: the walls on a lattice N times finer, as thick (the support), each wall
+    // particle weighing ψ = ρ0 / Σ_k W_k (the fine lattice's kernel sum at the fluid's h): a
+    // smoother wall for the same fluid
+    let fine = env("WS_FINEWALL", 1.0) as u32;
+    if fine > 1 {
+        let sf = s / fine as f64;
+        let mut fs = scene.clone();
+        fs.physics.spacing = sf as f32;
+        fs.walls.layers = (support * fine as f64).ceil() as u32;
+        let walls = setup::build(&fs);
+        let psi = (1000.0 / rillet::physics::lattice_kernel_sum(sf, state.params.h as f64)) as f32;
+        let nf = state.n_fluid as usize;
+        state.pos_mass.truncate(nf);
+        state.vel_rho.truncate(nf);
+        for (p, v) in walls.pos_mass.iter().zip(&walls.vel_rho) {
+            if p[3] < 0.0 {
+                state.pos_mass.push([p[0], p[1], p[2], -psi]);
+                state.vel_rho.push(*v);
+            }
+        }
     }
     let mut sim = RefSim::new(&state);
     let g = 9.81f64;
