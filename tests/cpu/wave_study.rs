@@ -62,6 +62,7 @@ fn standing_wave_decay() {
     if c_mult != 1.0 {
         scene.physics.pressure = rillet::scene::Pressure::SpeedOfSound(c as f32);
     }
+    let rho0 = scene.physics.rest_density as f64;
     let support = env("WS_SUPPORT", 2.0);
     if support != 2.0 {
         scene.walls.layers = support.ceil() as u32;
@@ -72,7 +73,7 @@ fn standing_wave_decay() {
         // (ρ0 on the lattice) and the walls' ψ (= m: the walls are at least h thick)
         let h = support * s;
         state.params.h = h as f32;
-        let m = (1000.0 / rillet::physics::lattice_kernel_sum(s, h)) as f32;
+        let m = (rho0 / rillet::physics::lattice_kernel_sum(s, h)) as f32;
         for p in &mut state.pos_mass {
             if p[3] != 0.0 {
                 p[3] = m * p[3].signum();
@@ -90,7 +91,7 @@ fn standing_wave_decay() {
         fs.physics.spacing = sf as f32;
         fs.walls.layers = (support * fine as f64).ceil() as u32;
         let walls = setup::build(&fs);
-        let psi = (1000.0 / rillet::physics::lattice_kernel_sum(sf, state.params.h as f64)) as f32;
+        let psi = (rho0 / rillet::physics::lattice_kernel_sum(sf, state.params.h as f64)) as f32;
         let nf = state.n_fluid as usize;
         state.pos_mass.truncate(nf);
         state.vel_rho.truncate(nf);
@@ -105,7 +106,6 @@ fn standing_wave_decay() {
     let g = 9.81f64;
     let k = std::f64::consts::PI / len;
     let omega = (g * k * (k * depth).tanh()).sqrt();
-    let rho0 = 1000.0f64;
     let b = sim.params.stiffness as f64;
     // the mode's velocity field at t = 0 (flat surface, the velocity at its largest):
     // φ = (aω/k) cosh(ky)/sinh(kd) cos(kx), u = ∇φ
