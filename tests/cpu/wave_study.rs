@@ -557,7 +557,17 @@ fn piston_flume() {
     let scene = Scene::parse(&text, "piston flume").unwrap();
     let state = setup::build(&scene);
     let mut sim = RefSim::new(&state);
-    let gauges = [0.5, 1.0, 1.5];
+    // WS_GAUGES: the windows' centres as distances from the piston's mean face (x = 0.08 m)
+    let gauges: Vec<f64> = std::env::var("WS_GAUGES")
+        .unwrap_or_else(|_| "0.42,0.92,1.42".into())
+        .split(',')
+        .map(|g| 0.08 + g.trim().parse::<f64>().expect("WS_GAUGES: distances in m, comma-separated"))
+        .collect();
+    // the power into the water, -f_x v_x of the piston, summed over the fit's window
+    let (mut work, mut samples) = (0.0f64, 0u64);
+    // WS_BUDGET=1: where the fluid's energy goes (`power_budget`), in 0.1 m bins from the face
+    let budget_on = env("WS_BUDGET", 0.0) > 0.0;
+    let (mut budget, mut budget_samples) = (vec![[0.0f64; 3]; 35], 0u64);
     let count = |sim: &RefSim, xg: f64| {
         (0..sim.n_particles()).filter(|&i| sim.is_fluid(i) && (sim.pos_mass[i][0] - xg).abs() < 0.05).count() as f64
     };
@@ -565,23 +575,36 @@ fn piston_flume() {
     let mut rows: Vec<(f64, Vec<f64>)> = Vec::new();
     let every = ((0.02 / sim.params.dt as f64).round() as u64).max(1);
     let mut step = 0u64;
+    let w = 2.0 * std::f64::consts::PI;
     println!("piston flume: wall model {wall}, alpha {alpha}, spacing {s}, dt {:.2e}, {} particles", sim.params.dt, sim.n_particles());
     while sim.time < t_end {
         if step.is_multiple_of(every) {
             rows.push((sim.time, gauges.iter().zip(&n0).map(|(&x, &n)| 0.4 * count(&sim, x) / n).collect()));
         }
+        // the piston's velocity over the step (x = S/2 sin ωt; a prescribed body's state
+        // carries no velocity on the twin)
+        let v_piston = 0.0125 * w * (w * (sim.time + 0.5 * sim.params.dt as f64)).cos();
         if wall == 0 {
             sim.step();
         } else {
             study_step(&mut sim, wall, 0);
         }
         step += 1;
+        if (3.0..6.0).contains(&sim.time) {
+            if let Some(b) = sim.bodies.first() {
+                work -= b.force.x * v_piston;
+                samples += 1;
+            }
+            if budget_on && step.is_multiple_of(every) {
+                power_budget(&mut sim, &mut budget);
+                budget_samples += 1;
+            }
+        }
         if !sim.vel_rho.iter().all(|v| v.iter().all(|c| c.is_finite())) {
             println!("blew up at {:.3} s", sim.time);
             return;
         }
     }
-    let w = 2.0 * std::f64::consts::PI;
     for (g, &x) in gauges.iter().enumerate() {
         // least squares of c + a cos ωt + b sin ωt over 3–6 s (normal equations, 3 × 3)
         let mut m = [[0.0f64; 4]; 3];
@@ -610,13 +633,71 @@ fn piston_flume() {
         // scaled so that the fit's mean level is the still depth
         let height = 2.0 * c[1].hypot(c[2]) * 0.4 / c[0];
         println!(
-            "gauge {x} m: H = {:.2} cm ({:+.1} % of the theory's 3.84 cm); mean level before scaling {:.4} m",
+            "gauge {:.2} m from the face: H = {:.2} cm ({:+.1} % of the far field's 3.84 cm); mean level before scaling {:.4} m",
+            x - 0.08,
             100.0 * height,
             100.0 * (height / 0.0384 - 1.0),
             c[0]
         );
     }
+    // the far field's flux (1/8) ρ g H² c_g w at the theory's H, k = 4.29 1/m, c_g = 0.894 m/s
+    let flux = 1000.0 * 9.81 * 0.0384f64.powi(2) / 8.0 * 0.894 * 0.08;
+    if samples > 0 {
+        let power = work / samples as f64;
+        println!(
+            "piston's power into the water over 3-6 s: {power:.4} W; the theory's flux {flux:.4} W ({:+.1} %)",
+            100.0 * (power / flux - 1.0)
+        );
+    }
+    if budget_samples > 0 {
+        println!(
+            "power by term in 0.1 m bins from the piston's mean face (W, mean over 3-6 s): pressure, artificial viscosity, walls' approach viscosity"
+        );
+        let mut total = [0.0; 3];
+        for (bin, p) in budget.iter().enumerate() {
+            let p = p.map(|x| x / budget_samples as f64);
+            for t in 0..3 {
+                total[t] += p[t];
+            }
+            if bin < 12 {
+                println!("  {:.1}-{:.1} m: {:+.4} {:+.4} {:+.4}", 0.1 * bin as f64, 0.1 * (bin + 1) as f64, p[0], p[1], p[2]);
+            }
+        }
+        println!("  all: {:+.4} {:+.4} {:+.4}", total[0], total[1], total[2]);
+    }
     println!("clamps {}", sim.wall_clamps);
+}
+
+/// The piston flume's energy budget at one instant: each fluid particle's `m v·a` of the
+/// pressure force, the artificial viscosity and the walls' approach viscosity (the
+/// accelerations with the terms switched off one after another), added to `bins` by the
+/// particle's distance from the piston's mean face (x = 0.08 m) in 0.1 m bins.
+fn power_budget(sim: &mut RefSim, bins: &mut [[f64; 3]]) {
+    let nb = sim.neighbours();
+    sim.compute_density(&nb);
+    sim.compute_wall_pressure(&nb);
+    let (alpha, alpha_n) = (sim.params.viscosity, sim.params.wall_approach_viscosity);
+    sim.compute_forces(&nb);
+    let full = sim.acc.clone();
+    sim.params.wall_approach_viscosity = 0.0;
+    sim.compute_forces(&nb);
+    let no_approach = sim.acc.clone();
+    sim.params.viscosity = 0.0;
+    sim.compute_forces(&nb);
+    (sim.params.viscosity, sim.params.wall_approach_viscosity) = (alpha, alpha_n);
+    let g = sim.params.gravity.map(f64::from);
+    for i in 0..sim.n_particles() {
+        if !sim.is_fluid(i) {
+            continue;
+        }
+        let (x, v) = (sim.pos_mass[i], sim.vel_rho[i]);
+        let bin = (((x[0] - 0.08) / 0.1).floor().max(0.0) as usize).min(bins.len() - 1);
+        let dot = |a: [f64; 3]| x[3] * (v[0] * a[0] + v[1] * a[1] + v[2] * a[2]);
+        let p = sim.acc[i];
+        bins[bin][0] += dot([p[0] - g[0], p[1] - g[1], p[2] - g[2]]);
+        bins[bin][1] += dot([0, 1, 2].map(|d| no_approach[i][d] - p[d]));
+        bins[bin][2] += dot([0, 1, 2].map(|d| full[i][d] - no_approach[i][d]));
+    }
 }
 
 /// `L_i = G_i⁻¹` (`L = I` where det G < 0.5) with `V_j = |w_j| / ρ_j`: with `all` for every
