@@ -61,8 +61,10 @@ ts = [float(r["time_s"]) for r in rows]
 fx = [float(r["fx_n"]) for r in rows]
 u = S * w / 2  # x = S/2 sin(wt): v = U cos(wt), a = -U w sin(wt)
 vx = [u * math.cos(w * t) for t in ts]
-power = sum(-f * v for f, v in zip(fx, vx)) / len(rows)
 c, a, b = fit(ts, fx)
+# the mean force (the hydrostatic push) does no work over whole periods: taken out, so that a
+# sample more or less at the window's ends does not show as power
+power = sum(-(f - c) * v for f, v in zip(fx, vx)) / len(rows)
 print(f"T {T} s, S {S} m, d {d} m, width {width} m: kd {k * d:.3f}, c_g {cg:.3f} m/s, theory H {100 * h_theory:.2f} cm")
 print(f"window {t1}-{t2} s ({periods} periods, {len(rows)} rows)")
 print(f"power into the water, mean of -fx vx: {power:.4f} W; the theory's flux {flux(h_theory):.4f} W "
