@@ -545,13 +545,14 @@ fn piston_flume() {
     let alpha = env("WS_ALPHA", 0.02);
     let s = env("WS_SPACING", 0.02);
     let t_end = env("WS_T", 6.0);
+    let approach = env("WS_APPROACH", 1.0);
     let text = format!(
         "(name: \"piston flume\", domain: (min: (0.0, 0.0, 0.0), max: (3.5, 0.7, 0.08)),
           fluid: [(min: (0.08, 0.0, 0.0), max: (3.5, 0.4, 0.08))],
           solids: [Box(center: (0.06, 0.35, 0.04), size: (0.04, 0.7, 0.08), motion: (
               translation: Sine(amplitude: (0.0125, 0.0, 0.0), period: 1.0)))],
           physics: (spacing: {s}, rest_density: 1000.0, pressure: Auto, viscosity: {alpha},
-                    dt: {dt}))",
+                    wall_approach_viscosity: {approach}, dt: {dt}))",
         dt = 0.4 * 2.0 * s / 28.0
     );
     let scene = Scene::parse(&text, "piston flume").unwrap();
@@ -576,7 +577,7 @@ fn piston_flume() {
     let every = ((0.02 / sim.params.dt as f64).round() as u64).max(1);
     let mut step = 0u64;
     let w = 2.0 * std::f64::consts::PI;
-    println!("piston flume: wall model {wall}, alpha {alpha}, spacing {s}, dt {:.2e}, {} particles", sim.params.dt, sim.n_particles());
+    println!("piston flume: wall model {wall}, alpha {alpha}, approach viscosity {approach}, spacing {s}, dt {:.2e}, {} particles", sim.params.dt, sim.n_particles());
     while sim.time < t_end {
         if step.is_multiple_of(every) {
             rows.push((sim.time, gauges.iter().zip(&n0).map(|(&x, &n)| 0.4 * count(&sim, x) / n).collect()));
