@@ -577,7 +577,11 @@ fn piston_flume() {
     let every = ((0.02 / sim.params.dt as f64).round() as u64).max(1);
     let mut step = 0u64;
     let w = 2.0 * std::f64::consts::PI;
-    println!("piston flume: wall model {wall}, alpha {alpha}, approach viscosity {approach}, spacing {s}, dt {:.2e}, {} particles", sim.params.dt, sim.n_particles());
+    println!(
+        "piston flume: wall model {wall}, alpha {alpha}, approach viscosity {approach}, spacing {s}, dt {:.2e}, {} particles",
+        sim.params.dt,
+        sim.n_particles()
+    );
     while sim.time < t_end {
         if step.is_multiple_of(every) {
             rows.push((sim.time, gauges.iter().zip(&n0).map(|(&x, &n)| 0.4 * count(&sim, x) / n).collect()));
