@@ -15,7 +15,8 @@
 //! the same with `WS_DELTA`).
 //! `cargo test --release --test cpu wave_study:: -- --ignored --nocapture` runs both studies
 //! (the standing wave and [`piston_flume`]); docs/VALIDATION.md, "Resolution, and a standing
-//! wave on the CPU twin", has what they measured.
+//! wave on the CPU twin" and "The piston's power, and where the energy goes next to it", has
+//! what they measured.
 
 // particle ids and 3 × 3 matrix entries index several arrays at once here
 #![allow(clippy::needless_range_loop)]
@@ -534,10 +535,14 @@ fn replace_pressure(sim: &mut RefSim, nb: &[Vec<u32>], term: impl Fn(&[f64], usi
 /// A piston wave maker in a short flume on the twin (3.5 m, still water 0.4 m, 8 cm wide, spacing
 /// 0.02 m, T = 1.0 s, stroke 2.5 cm: `scenes/wave_flume.ron` at twice its spacing), with the
 /// scenes' walls or the conservative walls of [`study_step`] (`WS_WALL`): the wave height at
-/// 0.5, 1.0 and 1.5 m from the tank's end (each from the particles in a window 0.1 m wide,
-/// scaled so that the fitted mean level is the still depth), fitted over 3–6 s, against
-/// linear wave-maker theory's 3.84 cm. `cargo test --release --test cpu
-/// wave_study::piston_flume -- --ignored --nocapture` (about ten minutes on two cores).
+/// 0.42, 0.92 and 1.42 m from the piston's mean face, or at `WS_GAUGES` (distances in m,
+/// comma-separated), each from the particles in a window 0.1 m wide, scaled so that the fitted
+/// mean level is the still depth, fitted over 3–6 s, against the far field of linear wave-maker
+/// theory, 3.84 cm; and the piston's power into the water over 3–6 s against the theory's
+/// energy flux. `WS_ALPHA`, `WS_APPROACH`, `WS_SPACING`, `WS_T` as for the standing wave;
+/// `WS_BUDGET=1` adds the energy budget by term and distance ([`power_budget`]).
+/// `cargo test --release --test cpu wave_study::piston_flume -- --ignored --nocapture` (about
+/// ten minutes on two cores).
 #[test]
 #[ignore = "a study: a piston wave maker on the twin; run with --ignored --nocapture"]
 fn piston_flume() {
