@@ -7,22 +7,21 @@
 # 1991, section 6.2). With probes.csv beside it (RUN.csv, or RUN_DIR/probes.csv), the flux each
 # surface gauge's wave carries ((1/8) rho g H^2 c_g w, H of the gauge's fit as in wave_maker.py)
 # too. Also the first harmonic of fx: the part in phase with the velocity (the radiation
-# damping, what makes the waves) and with the acceleration (the added mass). Standard library only.
+# damping, what makes the waves) and with the acceleration (the added mass). Standard library only
+# (and linear_waves.py beside it).
 #   python3 docs/studies/piston_power.py BODIES_CSV PERIOD_S STROKE_M WIDTH_M [DEPTH_M=0.4] [T1_S=4] [T2_S=7] [PROBES_CSV]
 import csv, math, sys
+
+from linear_waves import G, fit as fit_at, piston_ratio, wavenumber
 
 bodies, T, S, width = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
 d = float(sys.argv[5]) if len(sys.argv) > 5 else 0.4
 t1 = float(sys.argv[6]) if len(sys.argv) > 6 else 4.0
 t2_max = float(sys.argv[7]) if len(sys.argv) > 7 else 7.0
 probes = sys.argv[8] if len(sys.argv) > 8 else None
-g, rho, w = 9.81, 1000.0, 2 * math.pi / T
-
-k = w * w / g
-for _ in range(100):  # Newton on g k tanh(kd) = w^2
-    f = g * k * math.tanh(k * d) - w * w
-    k -= f / (g * math.tanh(k * d) + g * k * d / math.cosh(k * d) ** 2)
-ratio = 2 * (math.cosh(2 * k * d) - 1) / (math.sinh(2 * k * d) + 2 * k * d)
+g, rho, w = G, 1000.0, 2 * math.pi / T
+k = wavenumber(w, d)
+ratio = piston_ratio(k, d)
 cg = w / k * 0.5 * (1 + 2 * k * d / math.sinh(2 * k * d))
 h_theory = ratio * S
 
@@ -39,19 +38,7 @@ if periods < 1:
 
 
 def fit(ts, ys):
-    """Least squares for y = c + a cos(wt) + b sin(wt): (c, a, b)."""
-    basis = [[1.0, math.cos(w * t), math.sin(w * t)] for t in ts]
-    m = [[sum(r[i] * r[j] for r in basis) for j in range(3)] for i in range(3)]
-    v = [sum(r[i] * y for r, y in zip(basis, ys)) for i in range(3)]
-    for i in range(3):
-        for j in range(i + 1, 3):
-            q = m[j][i] / m[i][i]
-            m[j] = [a - q * b for a, b in zip(m[j], m[i])]
-            v[j] -= q * v[i]
-    c = [0.0] * 3
-    for i in reversed(range(3)):
-        c[i] = (v[i] - sum(m[i][j] * c[j] for j in range(i + 1, 3))) / m[i][i]
-    return c
+    return fit_at(w, ts, ys)[0]
 
 
 rows = [r for r in csv.DictReader(open(bodies)) if t1 <= float(r["time_s"]) < t2]

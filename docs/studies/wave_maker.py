@@ -5,22 +5,21 @@
 # w^2 = g k tanh kd (Dean & Dalrymple 1991, section 6.2), and with the full linear solution at the
 # gauge's distance from the piston's mean face (FACE_X, default 0.08 m as in scenes/wave_flume.ron):
 # the progressive wave plus the evanescent modes cos k_n (d + z) e^(-k_n x), w^2 = -g k_n tan k_n d,
-# which matter within about two depths of the piston. Standard library only.
+# which matter within about two depths of the piston. Standard library only (and linear_waves.py
+# beside it).
 #   python3 docs/studies/wave_maker.py RUN_DIR PERIOD_S STROKE_M [DEPTH_M=0.4] [T1_S=6] [T2_S=10] [FACE_X=0.08]
 import csv, math, sys
+
+from linear_waves import G, fit as fit_at, piston_ratio, wavenumber
 
 run, T, S = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
 d = float(sys.argv[4]) if len(sys.argv) > 4 else 0.4
 t1 = float(sys.argv[5]) if len(sys.argv) > 5 else 6.0
 t2_max = float(sys.argv[6]) if len(sys.argv) > 6 else 10.0
 face = float(sys.argv[7]) if len(sys.argv) > 7 else 0.08
-g, w = 9.81, 2 * math.pi / T
-
-k = w * w / g
-for _ in range(100):  # Newton on g k tanh(kd) = w^2
-    f = g * k * math.tanh(k * d) - w * w
-    k -= f / (g * math.tanh(k * d) + g * k * d / math.cosh(k * d) ** 2)
-ratio = 2 * (math.cosh(2 * k * d) - 1) / (math.sinh(2 * k * d) + 2 * k * d)
+g, w = G, 2 * math.pi / T
+k = wavenumber(w, d)
+ratio = piston_ratio(k, d)
 
 
 def evanescent(n):
@@ -54,20 +53,7 @@ def full_height(x, modes=200):
 
 
 def fit(ts, hs):
-    """Least squares for h = c + a cos(wt) + b sin(wt): (c, a, b) and the residual rms."""
-    basis = [[1.0, math.cos(w * t), math.sin(w * t)] for t in ts]
-    m = [[sum(r[i] * r[j] for r in basis) for j in range(3)] for i in range(3)]
-    v = [sum(r[i] * h for r, h in zip(basis, hs)) for i in range(3)]
-    for i in range(3):  # Gauss elimination
-        for j in range(i + 1, 3):
-            f = m[j][i] / m[i][i]
-            m[j] = [a - f * b for a, b in zip(m[j], m[i])]
-            v[j] -= f * v[i]
-    x = [0.0] * 3
-    for i in (2, 1, 0):
-        x[i] = (v[i] - sum(m[i][j] * x[j] for j in range(i + 1, 3))) / m[i][i]
-    res = [h - sum(c * b for c, b in zip(x, r)) for r, h in zip(basis, hs)]
-    return x, math.sqrt(sum(e * e for e in res) / len(res))
+    return fit_at(w, ts, hs)
 
 
 rows = list(csv.DictReader(open(f"{run}/probes.csv")))
