@@ -1,10 +1,11 @@
 # The power a piston wave maker puts into the water (`rillet run` of a flume scene, its
 # bodies.csv), against the energy flux of the wave linear wave-maker theory says it makes.
 # The fluid's force on the piston, fx (bodies.csv), and the piston's velocity vx = (S/2) w cos(wt)
-# (the scenes' Sine motion, x = (S/2) sin(wt)) give the power into the water, -fx vx, averaged over whole periods from T1 on; in linear potential flow it equals
-# the far field's energy flux (1/8) rho g H^2 c_g times the flume's width (the evanescent modes
-# carry none), H the theory's height H/S = 2 (cosh 2kd - 1) / (sinh 2kd + 2kd) (Dean & Dalrymple
-# 1991, section 6.2). With probes.csv beside it (RUN.csv, or RUN_DIR/probes.csv), the flux each
+# (the scenes' Sine motion, x = (S/2) sin(wt)) give the power into the water, -(fx - mean fx) vx,
+# averaged over whole periods from T1 on; in linear potential flow it equals the far field's
+# energy flux (1/8) rho g H^2 c_g times the flume's width (the evanescent modes carry none), H the
+# theory's height H/S = 2 (cosh 2kd - 1) / (sinh 2kd + 2kd) (Dean & Dalrymple
+# 1991, section 6.2). Given the run's probes.csv (PROBES_CSV), the flux each
 # surface gauge's wave carries ((1/8) rho g H^2 c_g w, H of the gauge's fit as in wave_maker.py)
 # too. Also the first harmonic of fx: the part in phase with the velocity (the radiation
 # damping, what makes the waves) and with the acceleration (the added mass). Standard library only
@@ -54,7 +55,7 @@ c, a, b = fit(ts, fx)
 power = sum(-(f - c) * v for f, v in zip(fx, vx)) / len(rows)
 print(f"T {T} s, S {S} m, d {d} m, width {width} m: kd {k * d:.3f}, c_g {cg:.3f} m/s, theory H {100 * h_theory:.2f} cm")
 print(f"window {t1}-{t2} s ({periods} periods, {len(rows)} rows)")
-print(f"power into the water, mean of -fx vx: {power:.4f} W; the theory's flux {flux(h_theory):.4f} W "
+print(f"power into the water, mean of -(fx - mean fx) vx: {power:.4f} W; the theory's flux {flux(h_theory):.4f} W "
       f"({100 * (power / flux(h_theory) - 1):+.1f} %; the height that flux carries "
       f"{100 * math.sqrt(max(power, 0) / flux(h_theory)) * h_theory:.2f} cm)")
 print(f"fx's first harmonic: mean {c:.3f} N, in phase with the velocity {a:.4f} N (power -a U/2 = {-a * u / 2:.4f} W), "

@@ -551,14 +551,30 @@ fn piston_flume() {
     let s = env("WS_SPACING", 0.02);
     let t_end = env("WS_T", 6.0);
     let approach = env("WS_APPROACH", 1.0);
+    // the piston's mean face, its motion x = (S/2) sin ωt, the still depth and the flume's width
+    let (face, amp, period, depth, width) = (0.08, 0.0125, 1.0, 0.4, 0.08);
+    let w = 2.0 * std::f64::consts::PI / period;
+    // linear wave-maker theory's far field: k of ω² = g k tanh kd (Newton), H = S · 2 (cosh 2kd − 1)
+    // / (sinh 2kd + 2kd), the group speed, and the energy flux (1/8) ρ g H² c_g times the width
+    let g = 9.81;
+    let mut k = w * w / g;
+    for _ in 0..50 {
+        k -= (g * k * (k * depth).tanh() - w * w) / (g * (k * depth).tanh() + g * k * depth / (k * depth).cosh().powi(2));
+    }
+    let kd2 = 2.0 * k * depth;
+    let h_theory = 2.0 * amp * 2.0 * (kd2.cosh() - 1.0) / (kd2.sinh() + kd2);
+    let cg = w / k * 0.5 * (1.0 + kd2 / kd2.sinh());
+    let flux = 1000.0 * g * h_theory * h_theory / 8.0 * cg * width;
     let text = format!(
-        "(name: \"piston flume\", domain: (min: (0.0, 0.0, 0.0), max: (3.5, 0.7, 0.08)),
-          fluid: [(min: (0.08, 0.0, 0.0), max: (3.5, 0.4, 0.08))],
-          solids: [Box(center: (0.06, 0.35, 0.04), size: (0.04, 0.7, 0.08), motion: (
-              translation: Sine(amplitude: (0.0125, 0.0, 0.0), period: 1.0)))],
+        "(name: \"piston flume\", domain: (min: (0.0, 0.0, 0.0), max: (3.5, 0.7, {width})),
+          fluid: [(min: ({face}, 0.0, 0.0), max: (3.5, {depth}, {width}))],
+          solids: [Box(center: ({centre}, 0.35, {half}), size: (0.04, 0.7, {width}), motion: (
+              translation: Sine(amplitude: ({amp}, 0.0, 0.0), period: {period})))],
           physics: (spacing: {s}, rest_density: 1000.0, pressure: Auto, viscosity: {alpha},
                     wall_approach_viscosity: {approach}, dt: {dt}))",
-        dt = 0.4 * 2.0 * s / 28.0
+        dt = 0.4 * 2.0 * s / 28.0,
+        centre = face - 0.02,
+        half = width / 2.0
     );
     let scene = Scene::parse(&text, "piston flume").unwrap();
     let state = setup::build(&scene);
@@ -567,7 +583,7 @@ fn piston_flume() {
     let gauges: Vec<f64> = std::env::var("WS_GAUGES")
         .unwrap_or_else(|_| "0.42,0.92,1.42".into())
         .split(',')
-        .map(|g| 0.08 + g.trim().parse::<f64>().expect("WS_GAUGES: distances in m, comma-separated"))
+        .map(|g| face + g.trim().parse::<f64>().expect("WS_GAUGES: distances in m, comma-separated"))
         .collect();
     // the power into the water, -f_x v_x of the piston, summed over the fit's window
     let (mut work, mut samples) = (0.0f64, 0u64);
@@ -581,7 +597,6 @@ fn piston_flume() {
     let mut rows: Vec<(f64, Vec<f64>)> = Vec::new();
     let every = ((0.02 / sim.params.dt as f64).round() as u64).max(1);
     let mut step = 0u64;
-    let w = 2.0 * std::f64::consts::PI;
     println!(
         "piston flume: wall model {wall}, alpha {alpha}, approach viscosity {approach}, spacing {s}, dt {:.2e}, {} particles",
         sim.params.dt,
@@ -589,11 +604,11 @@ fn piston_flume() {
     );
     while sim.time < t_end {
         if step.is_multiple_of(every) {
-            rows.push((sim.time, gauges.iter().zip(&n0).map(|(&x, &n)| 0.4 * count(&sim, x) / n).collect()));
+            rows.push((sim.time, gauges.iter().zip(&n0).map(|(&x, &n)| depth * count(&sim, x) / n).collect()));
         }
         // the piston's velocity over the step (x = S/2 sin ωt; a prescribed body's state
         // carries no velocity on the twin)
-        let v_piston = 0.0125 * w * (w * (sim.time + 0.5 * sim.params.dt as f64)).cos();
+        let v_piston = amp * w * (w * (sim.time + 0.5 * sim.params.dt as f64)).cos();
         if wall == 0 {
             sim.step();
         } else {
@@ -606,7 +621,7 @@ fn piston_flume() {
                 samples += 1;
             }
             if budget_on && step.is_multiple_of(every) {
-                power_budget(&mut sim, &mut budget);
+                power_budget(&mut sim, face, &mut budget);
                 budget_samples += 1;
             }
         }
@@ -641,17 +656,16 @@ fn piston_flume() {
         }
         // the window's count at the start depends on how the lattice's columns fall in it:
         // scaled so that the fit's mean level is the still depth
-        let height = 2.0 * c[1].hypot(c[2]) * 0.4 / c[0];
+        let height = 2.0 * c[1].hypot(c[2]) * depth / c[0];
         println!(
-            "gauge {:.2} m from the face: H = {:.2} cm ({:+.1} % of the far field's 3.84 cm); mean level before scaling {:.4} m",
-            x - 0.08,
+            "gauge {:.2} m from the face: H = {:.2} cm ({:+.1} % of the far field's {:.2} cm); mean level before scaling {:.4} m",
+            x - face,
             100.0 * height,
-            100.0 * (height / 0.0384 - 1.0),
+            100.0 * (height / h_theory - 1.0),
+            100.0 * h_theory,
             c[0]
         );
     }
-    // the far field's flux (1/8) ρ g H² c_g w at the theory's H, k = 4.29 1/m, c_g = 0.894 m/s
-    let flux = 1000.0 * 9.81 * 0.0384f64.powi(2) / 8.0 * 0.894 * 0.08;
     if samples > 0 {
         let power = work / samples as f64;
         println!(
@@ -681,8 +695,8 @@ fn piston_flume() {
 /// The piston flume's energy budget at one instant: each fluid particle's `m v·a` of the
 /// pressure force, the artificial viscosity and the walls' approach viscosity (the
 /// accelerations with the terms switched off one after another), added to `bins` by the
-/// particle's distance from the piston's mean face (x = 0.08 m) in 0.1 m bins.
-fn power_budget(sim: &mut RefSim, bins: &mut [[f64; 3]]) {
+/// particle's distance from the piston's mean face (x = `face`) in 0.1 m bins.
+fn power_budget(sim: &mut RefSim, face: f64, bins: &mut [[f64; 3]]) {
     let nb = sim.neighbours();
     sim.compute_density(&nb);
     sim.compute_wall_pressure(&nb);
@@ -701,7 +715,7 @@ fn power_budget(sim: &mut RefSim, bins: &mut [[f64; 3]]) {
             continue;
         }
         let (x, v) = (sim.pos_mass[i], sim.vel_rho[i]);
-        let bin = (((x[0] - 0.08) / 0.1).floor().max(0.0) as usize).min(bins.len() - 1);
+        let bin = (((x[0] - face) / 0.1).floor().max(0.0) as usize).min(bins.len() - 1);
         let dot = |a: [f64; 3]| x[3] * (v[0] * a[0] + v[1] * a[1] + v[2] * a[2]);
         let p = sim.acc[i];
         bins[bin][0] += dot([p[0] - g[0], p[1] - g[1], p[2] - g[2]]);
